@@ -1,0 +1,1 @@
+"""Calibration profiles: file format and versions, building from clicks, quality report."""

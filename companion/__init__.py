@@ -1,0 +1,1 @@
+"""The application: rules, game state and store, the table service, web app and CLI."""

@@ -1,0 +1,15 @@
+"""`companion battle`: resolve one tower battle from JSON. PLACEHOLDER until its issue lands."""
+from __future__ import annotations
+
+import argparse
+
+from companion.errors import CompanionError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("battle", help="resolve one tower battle from JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise CompanionError("not built yet")

@@ -1,0 +1,15 @@
+"""`companion simulate`: play automatons against each other. PLACEHOLDER until its issue lands."""
+from __future__ import annotations
+
+import argparse
+
+from companion.errors import CompanionError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="play automatons against each other")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise CompanionError("not built yet")

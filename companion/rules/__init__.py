@@ -1,0 +1,1 @@
+"""The game rules as pure functions on small dataclasses; randomness is injected."""
