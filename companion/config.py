@@ -139,7 +139,7 @@ def load_config(path: str | os.PathLike | None = None,
     for key, value in _flatten(raw, file_path).items():
         values[key] = value
         sources[key] = f"file {file_path}"
-    if DATA_ENV in os.environ and "data_dir" not in (overrides or {}):
+    if DATA_ENV in os.environ and (overrides or {}).get("data_dir") is None:
         values["data_dir"] = os.environ[DATA_ENV]
         sources["data_dir"] = f"environment {DATA_ENV}"
     for key, value in (overrides or {}).items():
