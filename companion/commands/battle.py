@@ -1,15 +1,47 @@
-"""`companion battle`: resolve one tower battle from JSON. PLACEHOLDER until its issue lands."""
+"""`companion battle`: resolve one tower battle from JSON and print the outcome as one JSON line."""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
+from companion.commands.common import add_config_option, load, print_json
 from companion.errors import CompanionError
+from companion.rules.battle import battle_from_dict, resolve
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("battle", help="resolve one tower battle from JSON")
+    p = sub.add_parser(
+        "battle", help="resolve one tower battle from JSON",
+        description="Read one battle as JSON (attacker, defender or null for an empty province, "
+                    "thrown, emerged, cup, revolt_markers, farmer, pending_action) and print its "
+                    "outcome as one JSON line. The farmer colour defaults to colours.farmer.")
+    p.add_argument("--json", required=True, metavar="FILE", dest="source",
+                   help="the battle as a JSON file, or - for standard input")
+    add_config_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CompanionError("not built yet")
+    config, _ = load(args)
+    obj = _read_json(args.source)
+    print_json(resolve(battle_from_dict(obj, config.colours.farmer)).to_dict())
+    return 0
+
+
+def _read_json(source: str):
+    name = "standard input" if source == "-" else source
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        raise CompanionError(f"{name}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise CompanionError(f"{name}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CompanionError(f"{name}: not valid JSON: {e}") from None
