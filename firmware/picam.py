@@ -67,9 +67,12 @@ class PiCameraSource(LiveSource):
             raise FirmwareError(f"picamera: the {self.model} camera is present but cannot be opened: {e} "
                                 f"(is another program using it?)") from None
         try:
+            # FrameDurationLimits (microseconds) rather than picamera2's newer FrameRate
+            # shorthand, so older Raspberry Pi OS releases work too.
+            frame_us = int(1_000_000 / fps)
             config = self._camera.create_video_configuration(
                 main={"size": (width, height), "format": "RGB888"},
-                controls={"FrameRate": float(fps)})
+                controls={"FrameDurationLimits": (frame_us, frame_us)})
             self._camera.configure(config)
             self._camera.start()
             if controls:

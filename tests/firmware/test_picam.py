@@ -1,0 +1,136 @@
+"""The Pi camera source against `fake_picamera2` (picamera2 itself needs a Pi and libcamera)."""
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+import pytest
+
+from firmware.camera import CameraLost, open_source
+from firmware.errors import FirmwareError
+from tests.firmware import fake_picamera2
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    fake_picamera2.reset()
+    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2)
+    yield fake_picamera2
+    fake_picamera2.reset()
+
+
+def test_settles_then_locks_exposure_and_white_balance(fake):
+    from firmware.picam import PiCameraSource
+    source = PiCameraSource(64, 48, 15)
+    try:
+        camera = fake.INSTANCES[-1]
+        assert camera.camera_config["main"] == {"format": "RGB888", "size": (64, 48)}
+        assert camera.camera_config["controls"]["FrameDurationLimits"] == (66666, 66666)
+        locked = camera.set_controls_calls[-1]
+        assert locked["AeEnable"] is False and locked["AwbEnable"] is False
+        # The values locked are the converged ones, reported for the calibration to store.
+        assert source.controls["ExposureTime"] == locked["ExposureTime"] == 5000
+        assert source.controls["AnalogueGain"] == pytest.approx(locked["AnalogueGain"])
+        assert source.controls["AnalogueGain"] == pytest.approx(fake.TARGET_LEVEL / np.mean(fake.SCENE_RGB) * 2, rel=0.03)
+        assert source.controls["ColourGains"] == pytest.approx([1.6, 2.1], rel=0.03)
+        frame = source.read(timeout=2)
+        # RGB888 is B, G, R in memory: the reddish tray has its biggest value in channel 2.
+        assert frame.image.shape == (48, 64, 3)
+        b, g, r = frame.image[0, 0]
+        assert r > g > b
+        assert frame.image.mean() == pytest.approx(fake.TARGET_LEVEL, rel=0.05)
+        # Locked: brighter room light makes a brighter image, not a new exposure.
+        fake.fake_light = 1.5
+        later = [source.read(timeout=2) for _ in range(3)][-1]
+        assert later.image.mean() > frame.image.mean() * 1.3
+        assert camera._gain == pytest.approx(source.controls["AnalogueGain"])
+    finally:
+        source.close()
+    assert not fake.INSTANCES[-1].is_open
+
+
+def test_stored_controls_are_reapplied_without_settling(fake):
+    from firmware.picam import PiCameraSource
+    stored = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.7]}
+    with PiCameraSource(64, 48, 10, controls=stored) as source:
+        camera = fake.INSTANCES[-1]
+        assert camera.set_controls_calls == [{"AeEnable": False, "AwbEnable": False, "ExposureTime": 8000,
+                                              "AnalogueGain": 1.5, "ColourGains": (1.9, 1.7)}]
+        assert source.controls == stored
+        source.read(timeout=2)
+        assert camera.capture_metadata()["ExposureTime"] == 8000
+
+
+def test_incomplete_stored_controls_are_a_clear_error(fake):
+    from firmware.picam import PiCameraSource
+    with pytest.raises(FirmwareError, match="lack ColourGains"):
+        PiCameraSource(64, 48, 10, controls={"ExposureTime": 8000, "AnalogueGain": 1.5})
+    assert not fake.INSTANCES[-1].is_open
+
+
+def test_no_camera_and_busy_camera_are_told_apart(fake):
+    from firmware.picam import PiCameraSource, camera_count
+    fake.fake_busy = True
+    with pytest.raises(FirmwareError, match="present but cannot be opened.*another program"):
+        PiCameraSource(64, 48, 15)
+    fake.CAMERAS.clear()
+    assert camera_count() == 0
+    with pytest.raises(FirmwareError, match="no camera connected"):
+        open_source("picamera", 64, 48, 15)
+
+
+def test_missing_picamera2_module(monkeypatch):
+    monkeypatch.setitem(sys.modules, "picamera2", None)   # import fails as where it is not installed
+    from firmware.picam import PiCameraSource, camera_count
+    assert camera_count() == 0
+    with pytest.raises(FirmwareError, match="apt install python3-picamera2"):
+        PiCameraSource()
+
+
+def test_auto_prefers_the_pi_camera_and_logs_it(fake, caplog):
+    with caplog.at_level(logging.INFO, logger="firmware.camera"):
+        source = open_source("auto", 64, 48, 15, controls={"ExposureTime": 8000, "AnalogueGain": 1.5,
+                                                          "ColourGains": [1.9, 1.7]})
+    try:
+        assert source.name == "picamera"
+        assert "using the Pi camera" in caplog.text
+        assert source.read(timeout=2).image.shape == (48, 64, 3)
+    finally:
+        source.close()
+
+
+LOCKED = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.7]}
+
+
+@pytest.mark.parametrize("fault", ["raises", "goes silent"])
+def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
+    statuses = []
+    source = open_source("picamera", 64, 48, 60, controls=LOCKED)
+    source.on_status = lambda status, detail: statuses.append(status)
+    source.backoff, source.silence = 0.05, 0.3
+    try:
+        if fault == "raises":
+            fake.fake_fail_after = 3       # ribbon pulled after 3 frames: gone until plugged back
+        else:
+            fake.fake_hang_after = 3       # still there, but nothing arrives
+        seen = []
+        with pytest.raises(CameraLost, match="camera lost"):
+            for _ in range(10):
+                seen.append(source.read(timeout=0.5).index)
+        assert seen == [0, 1, 2]
+        assert source.status == "lost" and statuses == ["lost"]
+        if fault == "goes silent":
+            fake.fake_busy = True          # the stuck camera cannot be opened again yet
+        # Still lost: reopening is tried again and again, each wait longer than the last.
+        with pytest.raises(CameraLost):
+            source.read(timeout=0.4)
+        assert source.attempts >= 2
+        fake.plug()
+        frame = source.read(timeout=3)
+        assert frame.index == 3 and source.status == "ok" and statuses == ["lost", "ok"]
+        reopened = fake.INSTANCES[-1]
+        assert reopened is not fake.INSTANCES[0] and not fake.INSTANCES[0].is_open
+        assert reopened.set_controls_calls[-1]["ExposureTime"] == 8000   # re-locked on reopen
+    finally:
+        source.close()
