@@ -153,9 +153,13 @@ class LiveSource(SourceBase):
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
+        # A healthy grab ends within a frame; a stuck one only ends when the device is
+        # released under it, so release after a short wait either way.
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
+            self._thread.join(timeout=0.5)
         self._release()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1.0)
 
 
 def open_source(spec: str, width: int = 640, height: int = 480, fps: int = 15, loop: bool = False, *,

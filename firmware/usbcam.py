@@ -1,4 +1,4 @@
-"""A USB camera through OpenCV's VideoCapture (V4L2 on Linux)."""
+"""A USB camera (or any stream OpenCV opens, e.g. an IP camera's URL) through VideoCapture."""
 from __future__ import annotations
 
 import cv2
@@ -9,9 +9,11 @@ from firmware.errors import FirmwareError
 from firmware.files import _as_bgr
 
 
-def _capture(number: int) -> cv2.VideoCapture:
-    backend = cv2.CAP_V4L2 if hasattr(cv2, "CAP_V4L2") else cv2.CAP_ANY
-    return cv2.VideoCapture(number, backend)
+def _capture(device: int | str) -> cv2.VideoCapture:
+    # V4L2 by number on Linux: the default backend order may try GStreamer first and stall.
+    if isinstance(device, int) and hasattr(cv2, "CAP_V4L2"):
+        return cv2.VideoCapture(device, cv2.CAP_V4L2)
+    return cv2.VideoCapture(device)
 
 
 def probe(number: int) -> bool:
@@ -24,16 +26,20 @@ def probe(number: int) -> bool:
 
 
 class UsbCamera(LiveSource):
-    def __init__(self, number: int, width: int = 640, height: int = 480, fps: int = 15) -> None:
-        super().__init__(f"usb:{number}")
-        self.number = number
+    """`device`: N for /dev/videoN, or a device path / stream URL.
+
+    Frames not at the requested size (a camera that cannot do it gives its nearest) are resized.
+    """
+
+    def __init__(self, device: int | str, width: int = 640, height: int = 480, fps: int = 15) -> None:
+        super().__init__(f"usb:{device}" if isinstance(device, int) else str(device))
+        self.device = device
         self.size = (width, height)
-        self._capture = _capture(number)
+        self._capture = _capture(device)
         if not self._capture.isOpened():
             self._capture.release()
-            raise FirmwareError(f"usb:{number}: no USB camera with that number (is it plugged in? "
-                                f"is this user in the video group?)")
-        # Requests only: a camera that cannot do the size gives its nearest, resized below.
+            raise FirmwareError(f"{self.name}: no camera there (is it plugged in? is this user in the "
+                                f"video group?)")
         self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self._capture.set(cv2.CAP_PROP_FPS, fps)
