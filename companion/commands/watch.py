@@ -1,15 +1,50 @@
-"""`companion watch`: print one line per settled tray state of a video, folder or camera. PLACEHOLDER until its issue lands."""
+"""`companion watch`: print one line per settled tray state of a video, folder or camera."""
 from __future__ import annotations
 
 import argparse
 
-from companion.errors import CompanionError
+from calibration import load_profile, make_counter
+from companion.commands.common import add_config_option, load, print_json
+from firmware.camera import open_source
+from vision import SettleDetector
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("watch", help="print one line per settled tray state of a video, folder or camera")
+    p = sub.add_parser("watch", help="print one line per settled tray state of a video, folder or camera",
+                       description="Watch a video file, a folder of frames or a camera and print one line "
+                                   "per settled tray state as soon as it is decided: a new line whenever the "
+                                   "tray comes to rest with different contents (a late cube gives a new, "
+                                   "complete line). `frame` is the frame being processed when the state "
+                                   "was decided.")
+    p.add_argument("source", metavar="SOURCE", help="video file, image folder, usb:N, picamera, sim or auto")
+    p.add_argument("--calibration", required=True, metavar="FILE", help="profile from `companion calibrate`")
+    p.add_argument("--json", action="store_true", help="one JSON object per settled state")
+    add_config_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CompanionError("not built yet")
+    config, _ = load(args)
+    profile = load_profile(args.calibration)
+    cam = config.camera
+    detector = SettleDetector()
+    counter = None
+    with open_source(args.source, cam.width, cam.height, cam.fps,
+                     controls=profile.camera_controls or None) as source:
+        for frame in source:
+            event = detector.update(frame.image, frame.timestamp, frame.index)
+            if event is None:
+                continue
+            if counter is None or counter.frame_size != frame.size:
+                counter = make_counter(profile, frame.size)
+            result = counter.count(frame.image)
+            if args.json:
+                print_json({"frame": event.frame_index, "time": round(event.time, 3),
+                            "counts": result.counts, "unknown": result.unknown,
+                            "confidence": round(result.confidence, 3), "delay": round(event.delay, 3)})
+            else:
+                counts = ", ".join(f"{n} {c}" for n, c in result.counts.items())
+                flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
+                print(f"frame {event.frame_index} ({event.time:.2f} s, {event.delay:.2f} s after the last "
+                      f"movement): {counts}{flag}", flush=True)
+    return 0

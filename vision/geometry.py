@@ -1,0 +1,74 @@
+"""Tray geometry: the four floor corners give a top-down (rectified) view of the tray floor.
+
+Everything outside the floor quadrilateral (walls, table) is cut away by the warp itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+
+
+def check_corners(corners, frame_size: tuple[int, int]) -> np.ndarray:
+    """The corners as a 4x2 float32 array, or a VisionError naming what is wrong with them.
+
+    `frame_size` is (width, height); corners must lie inside the frame, be given clockwise
+    from top-left and enclose a convex area of real size.
+    """
+    pts = np.asarray(corners, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise VisionError(f"tray corners must be x,y points, got {np.asarray(corners).tolist()!r}")
+    if len(pts) != 4:
+        raise VisionError(f"the tray needs exactly 4 corners (clockwise from top-left), got {len(pts)}")
+    if not np.all(np.isfinite(pts)):
+        raise VisionError("tray corners must be finite numbers")
+    w, h = frame_size
+    for i, (x, y) in enumerate(pts):
+        if not (0 <= x <= w - 1 and 0 <= y <= h - 1):
+            raise VisionError(f"tray corner {i + 1} ({x:g},{y:g}) is outside the {w}x{h} frame")
+    # Clockwise in image coordinates (y down) means every cross product is positive.
+    cross = [np.cross(pts[(i + 1) % 4] - pts[i], pts[(i + 2) % 4] - pts[(i + 1) % 4]) for i in range(4)]
+    if not all(c > 0 for c in cross):
+        raise VisionError("tray corners must form a convex shape given clockwise from top-left")
+    if cv2.contourArea(pts.astype(np.float32)) < 0.01 * w * h:
+        raise VisionError("tray corners enclose almost nothing: the tray must fill more of the frame")
+    return pts.astype(np.float32)
+
+
+def natural_size(corners: np.ndarray) -> tuple[float, float]:
+    """Width and height of the floor in image pixels (mean of opposite sides)."""
+    c = np.asarray(corners, dtype=np.float64)
+    side = lambda a, b: float(np.linalg.norm(c[a] - c[b]))  # noqa: E731
+    return (side(0, 1) + side(3, 2)) / 2, (side(0, 3) + side(1, 2)) / 2
+
+
+@dataclass(frozen=True)
+class TrayGeometry:
+    """Maps frames of one size to a rectified floor image of `rect_size` (width, height)."""
+    corners: np.ndarray          # 4x2 image pixels, clockwise from top-left
+    rect_size: tuple[int, int]
+
+    def __post_init__(self):
+        w, h = self.rect_size
+        dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        object.__setattr__(self, "matrix", cv2.getPerspectiveTransform(np.float32(self.corners), dst))
+        object.__setattr__(self, "inverse", np.linalg.inv(self.matrix))
+
+    def rectify(self, frame: np.ndarray) -> np.ndarray:
+        # INTER_AREA is not supported by warpPerspective; linear with a shrink this
+        # mild keeps cube edges clean.
+        return cv2.warpPerspective(frame, self.matrix, self.rect_size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
+    def to_rect(self, points) -> np.ndarray:
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.matrix).reshape(-1, 2)
+
+    def to_image(self, points) -> np.ndarray:
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+        if len(pts) == 0:
+            return np.zeros((0, 2))
+        return cv2.perspectiveTransform(pts, self.inverse).reshape(-1, 2)

@@ -1,0 +1,87 @@
+"""Settle detection: one event per settled tray state in a stream of frames.
+
+Frames are compared as coarse block means (cube-sized blocks average away sensor noise and
+JPEG artefacts) after dividing each colour channel by its median, so brightness flicker of a
+few percent is not motion. A frame is still when it matches both the previous frame (fast
+motion) and the first frame of the current still run (slow creep). After `still_seconds` of
+stillness the state is settled; it is reported when it differs from the last reported state,
+so a cube that trickles out late gives a second, complete event instead of silence, and a
+hand that passes over without changing the contents gives none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+
+# Block means on a grid of about this many blocks across: cubes in a tray seen at 640x480
+# are 20-40 px, so 8 px blocks see any moved cube in several blocks.
+GRID_WIDTH = 80
+# A block changed when a channel moved by this many levels (of 255) after gain
+# normalisation; noise and JPEG stay below ~3 levels on 64-pixel block means.
+BLOCK_THRESHOLD = 14.0
+# Blocks that must change for motion; one block alone can be a glint or a compression edge.
+MIN_CHANGED_BLOCKS = 2
+# Stillness needed before a state counts as settled.
+STILL_SECONDS = 0.3
+
+
+@dataclass(frozen=True)
+class SettleEvent:
+    frame_index: int     # index of the frame whose update() fired the event
+    time: float          # that frame's time
+    delay: float         # seconds since the last frame that showed movement
+    image: np.ndarray    # the frame that fired (settled), for counting
+
+
+class SettleDetector:
+    def __init__(self, still_seconds: float = STILL_SECONDS, threshold: float = BLOCK_THRESHOLD,
+                 min_blocks: int = MIN_CHANGED_BLOCKS):
+        self.still_seconds = still_seconds
+        self.threshold = threshold
+        self.min_blocks = min_blocks
+        self.index = -1
+        self._previous = None        # block means of the previous frame
+        self._anchor = None          # block means of the first frame of this still run
+        self._still_since = None     # time of that frame
+        self._last_motion = None     # time of the last frame that moved
+        self._reported = None        # block means of the last reported settled state
+        self._settled = False        # current still run already decided
+
+    def _blocks(self, image: np.ndarray) -> np.ndarray:
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise VisionError("settle detector needs BGR colour frames")
+        h, w = image.shape[:2]
+        gw = min(GRID_WIDTH, w)
+        gh = max(1, round(h * gw / w))
+        small = cv2.resize(image, (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32)
+        median = np.median(small.reshape(-1, 3), axis=0)
+        return small * (128.0 / np.maximum(median, 8.0))
+
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> bool:
+        if a.shape != b.shape:
+            return True
+        diff = np.abs(a - b).max(axis=2)
+        return int(np.count_nonzero(diff > self.threshold)) >= self.min_blocks
+
+    def update(self, image: np.ndarray, time: float, index: int | None = None) -> SettleEvent | None:
+        """Feed the next frame; return an event when this frame decides a new settled state."""
+        self.index = self.index + 1 if index is None else index
+        blocks = self._blocks(image)
+        previous, self._previous = self._previous, blocks
+        if previous is None or self._changed(previous, blocks) or self._changed(self._anchor, blocks):
+            if previous is not None:
+                self._last_motion = time
+            self._anchor, self._still_since, self._settled = blocks, time, False
+            return None
+        if self._settled or time - self._still_since < self.still_seconds - 1e-6:
+            return None
+        self._settled = True
+        if self._reported is not None and not self._changed(self._reported, blocks):
+            return None
+        self._reported = blocks
+        since = self._last_motion if self._last_motion is not None else self._still_since
+        return SettleEvent(self.index, time, time - since, image)
