@@ -1,15 +1,173 @@
-"""`companion serve`: run the table service (camera, counting, rules, web page, panel, speech). PLACEHOLDER until its issue lands."""
+"""`companion serve`: run the table service (camera, counting, rules, web page, panel, speech)."""
 from __future__ import annotations
 
 import argparse
+import logging
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
 
-from companion.errors import CompanionError
+from companion.commands.common import add_config_option, load
+from companion.config import Config
+
+log = logging.getLogger("companion.serve")
+
+# Waitress worker threads: every page holds one for /events and a phone may watch the
+# preview too, so 30 streaming clients plus ordinary requests must fit.
+THREADS = 48
+# How often the systemd watchdog is fed (the unit's WatchdogSec must be larger).
+WATCHDOG_SECONDS = 10.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="run the table service (camera, counting, rules, web page, panel, speech)")
+    p = sub.add_parser("serve", help="run the table service (camera, counting, rules, web page, panel, speech)",
+                       description="Run the table service. With --demo, or when no camera is found, it "
+                                   "runs on the simulated tray, which drops each declared battle itself.")
+    add_config_option(p)
+    p.add_argument("--demo", action="store_true",
+                   help="use the simulated tray (calibrated automatically) instead of a camera")
+    p.add_argument("--data", metavar="DIR", help="data directory (game database, calibration, PIN)")
+    p.add_argument("--host", metavar="H", help="address to listen on (default from config: 127.0.0.1)")
+    p.add_argument("--port", metavar="P", type=int, help="port to listen on (default from config: 8080)")
+    p.add_argument("--seed", type=int, default=None, help="random seed of the simulated tray")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CompanionError("not built yet")
+    config, _ = load(args, **{"data_dir": args.data, "web.host": args.host, "web.port": args.port})
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    server = Server(config, demo=args.demo, seed=args.seed)
+    # systemd stops the service with SIGTERM: shut down cleanly (everything is committed anyway).
+    signal.signal(signal.SIGTERM, lambda *_: server.close())
+    try:
+        server.start()
+        print(f"Tower Companion on {server.url} (camera: {server.service.camera_status['source']}; "
+              f"data: {config.data_dir})", flush=True)
+        if server.new_pin:
+            print(f"The table's PIN is {server.new_pin} (needed on other devices; change it in Settings)",
+                  flush=True)
+        server.serve()
+    finally:
+        server.close()
+    return 0
+
+
+class Server:
+    """The parts of a running companion, in start order; `close()` stops them in reverse."""
+
+    def __init__(self, config: Config, demo: bool = False, seed: int | None = None) -> None:
+        self.config = config
+        self.demo = demo
+        self.seed = seed
+        self.service = None
+        self.wsgi = None
+        self.new_pin = None
+        self._closed = threading.Event()
+        self._parts: list = []
+
+    def start(self) -> None:
+        from waitress import create_server
+
+        from companion.service.table import TableService
+        from companion.store import Store
+        from companion.web import create_app
+        from firmware.speech import Speaker
+
+        started = time.monotonic()
+        store = Store.in_dir(self.config.data_dir)
+        self._parts.append(store.close)
+        source = self._open_source()
+        self._parts.append(source.close)
+        profile = self._profile(source)
+        speech = self.config.speech
+        speaker = Speaker(speech.enabled, speech.voice, speech.words_per_minute)
+        self._parts.append(speaker.close)
+        panel = self._panel()
+        self.service = TableService(self.config, store, source, speaker=speaker, panel=panel, profile=profile)
+        self.service.start()
+        self._parts.append(self.service.stop)
+        app = create_app(self.service, self.config, self.config.web.host)
+        self.new_pin = app.config.get("NEW_PIN")
+        if self.new_pin:
+            log.info("new table PIN created: %s", self.new_pin)
+        self.wsgi = create_server(app, host=self.config.web.host, port=self.config.web.port,
+                                  threads=THREADS, channel_timeout=60, ident="tower-companion")
+        self._parts.append(self.wsgi.close)
+        log.info("started in %.2f s", time.monotonic() - started)
+
+    @property
+    def url(self) -> str:
+        host = self.config.web.host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        return f"http://{'[' + shown + ']' if ':' in shown else shown}:{self.wsgi.effective_port}/"
+
+    def serve(self) -> None:
+        notify = _notifier()
+        if notify is not None:
+            notify.ready()
+            threading.Thread(target=self._watchdog, args=(notify,), daemon=True).start()
+        try:
+            self.wsgi.run()
+        except OSError:
+            if not self._closed.is_set():
+                raise
+
+    def _watchdog(self, notify) -> None:
+        while not self._closed.wait(WATCHDOG_SECONDS):
+            # Fed only while the camera loop lives: a hung service is restarted by systemd.
+            if self.service.alive:
+                notify.watchdog()
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        for close in reversed(self._parts):
+            try:
+                close()
+            except Exception:
+                log.exception("while stopping")
+
+    def _open_source(self):
+        from firmware.camera import open_source
+        cam = self.config.camera
+        spec = "sim" if self.demo else cam.source
+        return open_source(spec, cam.width, cam.height, cam.fps, seed=self.seed)
+
+    def _profile(self, source):
+        """The saved calibration; on the simulated tray, one made from its clicks when none exists."""
+        from calibration import build_profile, load_profile, save_profile
+        from companion.service.table import PROFILE_FILE
+        path = Path(self.config.data_dir) / PROFILE_FILE
+        if path.exists():
+            return load_profile(path)
+        if not hasattr(source, "calibration_clicks"):
+            log.warning("no calibration profile at %s: calibrate on the page (/calibrate) before counting", path)
+            return None
+        frame = source.read(timeout=self.config.camera.timeout)
+        corners, samples = source.calibration_clicks()
+        profile, report = build_profile(frame.image, corners, samples)
+        save_profile(profile, path)
+        log.info("calibrated the simulated tray: %s", path)
+        return profile
+
+    def _panel(self):
+        if self.config.panel.mode == "off":
+            return None
+        try:
+            from firmware.panel import make_panel
+        except ModuleNotFoundError:
+            return None
+        panel_config = self.config.panel
+        return make_panel(panel_config.mode, panel_config.pins, panel_config.long_press)
+
+
+def _notifier():
+    try:
+        from firmware import notify
+    except ImportError:
+        return None
+    return notify

@@ -1,0 +1,84 @@
+"""One clear sentence per event: the same words on the page, in the log and spoken.
+
+Colours are always named in words (colour-blind players read the text too).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from companion.rules.battle import CONQUERED, DEVASTATED, HELD
+from companion.service.phases import BattleRecord
+
+
+def cubes(counts: Mapping[str, int], empty: str = "nothing") -> str:
+    """{"blue": 4, "red": 3, "yellow": 1} -> "4 blue, 3 red and 1 yellow"."""
+    parts = [f"{n} {colour}" for colour, n in counts.items() if n]
+    if not parts:
+        return empty
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _where(record: BattleRecord) -> str:
+    return f" in {record.territory}" if record.territory else ""
+
+
+def _target(record: BattleRecord) -> str:
+    if record.defender is None:
+        return f"an empty province{_where(record)}"
+    return f"{record.defender}{_where(record)}"
+
+
+def declared(record: BattleRecord) -> str:
+    armies = dict(record.thrown)
+    if record.defender is None:
+        armies[f"{record.farmer} farmer"] = 1
+    throw = cubes(armies)
+    if record.cup:
+        throw += f" and the cup: {cubes(record.cup)}"
+    return f"Battle {record.id}: {record.attacker} attacks {_target(record)}. Throw {throw}."
+
+
+def moving(record: BattleRecord) -> str:
+    return f"Battle {record.id}: cubes are falling; counting when the tray is still."
+
+
+def _result(record: BattleRecord) -> str:
+    o = record.outcome or {}
+    a, d = o.get("attacker_strength", 0), o.get("defender_strength", 0)
+    defence = record.defender or f"the {record.farmer} farmers"
+    if o.get("result") == HELD:
+        return f"{defence} holds{_where(record)}, {d} against {a}"
+    if o.get("result") == DEVASTATED:
+        return f"the province{_where(record)} is devastated, {a} against {d}"
+    if o.get("result") == CONQUERED:
+        return f"{record.attacker} conquers{_where(record) or ' the province'}, {a} against {d}"
+    return "no result"
+
+
+def counted(record: BattleRecord) -> str:
+    text = f"Battle {record.id}: counted {cubes(record.emerged or {}, 'no cubes')}: {_result(record)}."
+    if record.unknown:
+        text += f" {record.unknown} cube{'s' if record.unknown > 1 else ''} not recognised: check the count."
+    return text + " Confirm or correct."
+
+
+def applied(record: BattleRecord) -> str:
+    o = record.outcome or {}
+    text = f"Battle {record.id} confirmed: {_result(record)}."
+    if o.get("to_province"):
+        text += f" Back onto the province: {cubes(o['to_province'])}."
+    if o.get("cup_after"):
+        text += f" Left in the cup: {cubes(o['cup_after'])}."
+    return text
+
+
+def cancelled(record: BattleRecord) -> str:
+    return f"Battle {record.id} cancelled; nothing was changed."
+
+
+def undone(step_text: str) -> str:
+    return f"Undone: {step_text}"
+
+
+def camera(status: str, detail: str) -> str:
+    return "Camera back; watching the tray." if status == "ok" else f"Camera lost: {detail}."

@@ -1,0 +1,474 @@
+"""The table service: camera -> settle -> count -> rules -> confirmation -> game -> announcements.
+
+One TableService per running companion. A camera thread reads frames, feeds the settle
+detector and, while a battle waits for its throw, counts the settled tray. Every change
+at the table (declare, count, confirm, cancel, undo, moves, automaton steps) happens under
+one lock, is committed to the store, and only then published on the bus (page, panel,
+speaker) and answered. Nothing is written per frame: a quiet table writes nothing.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import cv2
+
+from companion.config import Config
+from companion.errors import CompanionError
+from companion.rules.battle import Battle, Outcome
+from companion.rules.ledger import Ledger
+from companion.service import announce, phases
+from companion.service.bus import Event, EventBus
+from companion.service.phases import BattleRecord, PhaseError
+from companion.store import Store
+from firmware.camera import CameraLost, EndOfStream, Frame, FrameSource
+
+log = logging.getLogger(__name__)
+
+PROFILE_FILE = "calibration.json"
+# Interpretation: the ledger starts with this many cubes of each colour in the supply. Only
+# movements matter (the tower estimate and the cup), so any number above a box's count works.
+STARTING_SUPPLY = 60
+# The annotated preview is re-encoded at most this often, however many clients watch.
+PREVIEW_FPS = 5
+JPEG_QUALITY = 80
+# Steps and events shown as recent history in the state.
+HISTORY = 20
+# Step kinds undo never goes past: the start of the game.
+START_KINDS = ("start", "new_game")
+
+
+class TableService:
+    def __init__(self, config: Config, store: Store, source: FrameSource | None, *,
+                 bus: EventBus | None = None, speaker: Any = None, panel: Any = None,
+                 counter_factory: Callable[[Any, tuple[int, int]], Any] | None = None,
+                 profile: Any = None) -> None:
+        self.config = config
+        self.store = store
+        self.source = source
+        self.bus = bus or EventBus()
+        self.speaker = speaker
+        self.panel = panel
+        self.farmer = config.colours.farmer
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tray_commands: deque[Callable[[], None]] = deque()
+        # The simulated tray plays the table's part: it drops declared battles itself.
+        self.auto_drop = source is not None and hasattr(source, "throw")
+        self._counter_factory = counter_factory
+        self.profile = profile
+        self.counter = None
+        self._count_lock = threading.Lock()
+        self._detector = None
+        self._last_motion: float | None = None
+        self._tray: dict[str, int] | None = None       # last settled tray contents (memory only)
+        self._baseline: dict[str, int] | None = None   # tray contents when the open battle was declared
+        self.camera_status = {"status": "starting", "detail": "", "source": getattr(source, "name", None)}
+        self.frames = 0
+        # The latest frame and count, and the preview JPEG built from them.
+        self._frame: Frame | None = None
+        self._frame_count = None
+        self._preview = threading.Condition()
+        self._preview_jpeg: bytes | None = None
+        self._preview_seq = 0
+        self._preview_time = 0.0
+        self.viewers = 0
+        self._load()
+        if profile is not None:
+            self._make_counter(profile)
+        for listener in (self._speak, self._light):
+            self.bus.add_listener(listener)
+
+    # --- start, stop, resume ---------------------------------------------------------
+
+    def _load(self) -> None:
+        last = self.store.last_step()
+        if last is None:
+            ledger = Ledger.start({c: STARTING_SUPPLY for c in (*self.config.colours.players, self.farmer)})
+            with self.store.transaction() as tx:
+                last = tx.add_step("start", "Companion started with an empty table.", None, _ledger_dict(ledger))
+        self.game = last.game
+        self.ledger = _ledger(last.ledger)
+        self.battle: BattleRecord | None = None
+        for record in self.store.battles(limit=5):
+            if record["status"] in phases.OPEN:
+                self.battle = BattleRecord.from_dict(record)
+        self.bus.preload(Event(**e) for e in self.store.events(limit=200))
+        if self.battle is not None:
+            log.info("resuming battle %d (%s)", self.battle.id, self.battle.status)
+            if self.battle.status != phases.COUNTED and self.auto_drop:
+                # The simulated tray forgot the throw when the service stopped: drop it again.
+                self._queue_drop(self.battle)
+
+    def start(self) -> None:
+        if self.source is None or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._camera_loop, name="camera", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self._preview:
+            self._preview.notify_all()
+        if self.source is not None:
+            self.source.close()
+
+    # --- calibration -------------------------------------------------------------------
+
+    @property
+    def profile_path(self) -> Path:
+        return Path(self.config.data_dir) / PROFILE_FILE
+
+    def set_profile(self, profile: Any) -> None:
+        """Use a new calibration profile from now on (the calibration page saves it first)."""
+        self._make_counter(profile)
+
+    def _make_counter(self, profile: Any) -> None:
+        from calibration import make_counter
+        from vision.settle import SettleDetector
+        size = (self.config.camera.width, self.config.camera.height)
+        if self._frame is not None:
+            size = self._frame.size
+        factory = self._counter_factory or make_counter
+        with self._count_lock:
+            self.profile = profile
+            self.counter = factory(profile, size)
+            self._detector = SettleDetector()
+
+    # --- the camera loop -----------------------------------------------------------------
+
+    def _camera_loop(self) -> None:
+        timeout = self.config.camera.timeout
+        while not self._stop.is_set():
+            while self._tray_commands:
+                self._tray_commands.popleft()()
+            try:
+                frame = self.source.read(timeout=timeout)
+            except EndOfStream as e:
+                self._camera(f"lost", f"{e}")
+                return
+            except CameraLost as e:
+                self._camera("lost", str(e))
+                self._stop.wait(0.5)
+                continue
+            if self.camera_status["status"] != "ok":
+                self._camera("ok", f"{self.source.name}: delivering")
+            self.frames += 1
+            self._frame = frame
+            try:
+                self._watch(frame)
+            except CompanionError as e:
+                log.warning("count ignored: %s", e)
+            self._update_preview(frame)
+
+    def _watch(self, frame: Frame) -> None:
+        detector = self._detector
+        if detector is None:
+            return
+        event = detector.update(frame.image, frame.timestamp)
+        moved = _last_motion(detector)
+        if moved is not None and moved != self._last_motion:
+            self._last_motion = moved
+            with self._lock:
+                if self.battle is not None and self.battle.status == phases.WAITING:
+                    self._commit_battle(phases.moving(self.battle), "battle_moving", announce.moving)
+        if event is None:
+            return
+        result = self._count(event.image)
+        found = dict(result.counts)
+        with self._lock:
+            record = self.battle
+            if record is None or record.status == phases.COUNTED:
+                self._tray = found
+                return
+            if self._baseline is not None and _within(found, self._baseline):
+                # Only cubes taken out (the cup picked up to be thrown): still waiting.
+                self._baseline = found
+                if record.status == phases.MOVING:
+                    self._commit_battle(replace(record, status=phases.WAITING), "battle_waiting",
+                                        lambda r: f"Battle {r.id}: waiting for the throw.")
+                return
+            self._counted(record, result, event.image)
+
+    def _count(self, image):
+        with self._count_lock:
+            self._frame_count = self.counter.count(image)
+            return self._frame_count
+
+    def _counted(self, record: BattleRecord, result, image) -> BattleRecord:
+        counted = phases.counted(record, dict(result.counts), unknown=int(result.unknown),
+                                 confidence=round(float(result.confidence), 3))
+        jpeg = _jpeg(self._annotate(image, result))
+        self._tray = dict(result.counts)
+        return self._commit_battle(counted, "battle_counted", announce.counted, image=jpeg)
+
+    def _annotate(self, image, result):
+        from vision import annotate
+        return annotate(image, result)
+
+    def _update_preview(self, frame: Frame) -> None:
+        now = time.monotonic()
+        if self.viewers <= 0 or now - self._preview_time < 1.0 / PREVIEW_FPS:
+            return
+        image = frame.image
+        if self.counter is not None:
+            image = self._annotate(image, self._count(image))
+        jpeg = _jpeg(image)
+        with self._preview:
+            self._preview_jpeg, self._preview_time = jpeg, now
+            self._preview_seq += 1
+            self._preview.notify_all()
+
+    def add_viewer(self, change: int) -> None:
+        with self._preview:
+            self.viewers += change
+
+    @property
+    def alive(self) -> bool:
+        """The camera loop is running (or there is no camera to watch)."""
+        return self.source is None or (self._thread is not None and self._thread.is_alive())
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def wait_preview(self, last_seq: int, timeout: float) -> tuple[int, bytes | None]:
+        """The next preview JPEG after `last_seq` (for /stream.mjpg), or the same one on timeout."""
+        with self._preview:
+            if self._preview_seq == last_seq and not self._stop.is_set():
+                self._preview.wait(timeout)
+            return self._preview_seq, self._preview_jpeg
+
+    def _camera(self, status: str, detail: str) -> None:
+        if self.camera_status["status"] == status:
+            return
+        first = self.camera_status["status"] == "starting"
+        self.camera_status = {**self.camera_status, "status": status, "detail": detail}
+        if first and status == "ok":
+            return  # starting up is not news
+        log.warning("camera %s: %s", status, detail)
+        with self._lock:
+            self._commit("camera", announce.camera(status, detail), {"status": status, "detail": detail})
+
+    # --- battles -------------------------------------------------------------------------
+
+    def declare_battle(self, params: Any, origin: str = "table") -> BattleRecord:
+        with self._lock:
+            if self.battle is not None:
+                raise PhaseError(f"battle {self.battle.id} is still {self.battle.status.replace('_', ' ')}: "
+                                 "confirm or cancel it first")
+            record = phases.declare(self.store.next_battle_id(), params, self.ledger.cup, self.farmer, origin)
+            self._check_territory(record)
+            self._baseline = self._tray
+            record = self._commit_battle(record, "battle_declared", announce.declared)
+            if self.auto_drop:
+                self._queue_drop(record)
+            return record
+
+    def get_battle(self, battle_id: int) -> BattleRecord:
+        with self._lock:
+            if self.battle is not None and self.battle.id == battle_id:
+                return self.battle
+        data = self.store.battle(battle_id)
+        if data is None:
+            raise LookupError(f"no battle {battle_id}")
+        return BattleRecord.from_dict(data)
+
+    def battle_image(self, battle_id: int) -> bytes | None:
+        return self.store.battle_image(battle_id)
+
+    def recount(self, battle_id: int) -> BattleRecord:
+        """Count the tray as it is now (a settle that came too early, or a cube moved by hand)."""
+        with self._lock:
+            record = self._open(battle_id)
+            phases.require_open(record, "be recounted")
+            if self.counter is None:
+                raise PhaseError("the camera is not calibrated: calibrate it, or confirm with the counts typed in")
+            if self._frame is None:
+                raise PhaseError("no camera frame yet: the camera is not delivering")
+            image = self._frame.image
+            return self._counted(record, self._count(image), image)
+
+    def confirm(self, battle_id: int, emerged: Any = None) -> BattleRecord:
+        with self._lock:
+            record = self._open(battle_id)
+            applied, battle, outcome = phases.confirm(record, emerged)
+            game = self._game_after_battle(applied, outcome)
+            ledger, warnings = self._ledger_after(battle, outcome)
+            text = announce.applied(applied)
+            with self.store.transaction() as tx:
+                step = tx.add_step("battle", text, game, _ledger_dict(ledger),
+                                   {"battle": applied.id, "warnings": warnings})
+                applied = replace(applied, step_id=step.id)
+                tx.put_battle(applied.id, applied.to_dict())
+                event = tx.add_event("battle_applied", text, {"battle": applied.to_dict(), "warnings": warnings})
+            self.game, self.ledger, self.battle = game, ledger, None
+            self._publish(event)
+            if self.auto_drop:
+                # The table clears the tray after a battle: all but the cup leaves it.
+                leaving = Counter(applied.emerged or {}) - Counter(outcome.cup_after)
+                self._tray_commands.append(lambda: self.source.remove(dict(leaving)))
+                self._tray = dict(outcome.cup_after)
+            return applied
+
+    def cancel(self, battle_id: int) -> BattleRecord:
+        with self._lock:
+            record = self._open(battle_id)
+            return self._commit_battle(phases.cancel(record), "battle_cancelled", announce.cancelled)
+
+    def _open(self, battle_id: int) -> BattleRecord:
+        if self.battle is None or self.battle.id != battle_id:
+            record = self.get_battle(battle_id)  # LookupError when there is none
+            raise PhaseError(f"battle {battle_id} is {record.status.replace('_', ' ')}: it is not the open battle")
+        return self.battle
+
+    def _commit_battle(self, record: BattleRecord, kind: str, sentence: Callable[[BattleRecord], str],
+                       image: bytes | None = None) -> BattleRecord:
+        text = sentence(record)
+        with self.store.transaction() as tx:
+            tx.put_battle(record.id, record.to_dict(), image=image, keep_image=image is None)
+            event = tx.add_event(kind, text, {"battle": record.to_dict()})
+        self.battle = record if record.is_open else None
+        self._publish(event)
+        return record
+
+    def _queue_drop(self, record: BattleRecord) -> None:
+        cubes = record.into_tower
+
+        def drop() -> None:
+            # The cup is picked up out of the tray and thrown in with the armies.
+            if record.cup:
+                self.source.remove(dict(record.cup))
+            self.source.throw(cubes)
+        self._tray_commands.append(drop)
+
+    def _ledger_after(self, battle: Battle, outcome: Outcome) -> tuple[Ledger, list[str]]:
+        ledger = self.ledger
+        if self.game is None:
+            # Without a game the companion does not know the board: the thrown armies were on it.
+            short = Counter(battle.thrown) - Counter(ledger.board)
+            if short:
+                ledger = ledger.move("supply", "board", dict(short))
+        return ledger.apply(battle, outcome)
+
+    def _check_territory(self, record: BattleRecord) -> None:
+        """Hook for the game: a battle in a named territory must fit the board (see _game_after_battle)."""
+        if record.territory is not None and self.game is None:
+            raise PhaseError(f"territory {record.territory!r}: no game is running; "
+                             "start a game, or declare the battle without a territory")
+
+    def _game_after_battle(self, record: BattleRecord, outcome: Outcome) -> dict | None:
+        if self.game is None or record.territory is None:
+            return self.game
+        from companion.service.game import apply_battle
+        return apply_battle(self.game, record.territory, record.attacker, outcome)
+
+    # --- undo, state --------------------------------------------------------------------------
+
+    def undo(self) -> dict:
+        with self._lock:
+            if self.battle is not None:
+                raise PhaseError(f"battle {self.battle.id} is open: confirm or cancel it before undoing")
+            steps = self.store.steps(limit=2)
+            last = steps[-1]
+            if last.kind in START_KINDS or len(steps) < 2:
+                raise PhaseError("nothing to undo: this is the start of the game")
+            previous = steps[-2]
+            text = announce.undone(last.text)
+            with self.store.transaction() as tx:
+                tx.delete_step(last.id)
+                battle_id = last.data.get("battle")
+                if battle_id is not None:
+                    record = BattleRecord.from_dict(self.store.battle(battle_id))
+                    tx.put_battle(battle_id, phases.undone(record).to_dict())
+                event = tx.add_event("undo", text, {"step": last.summary()})
+            self.game, self.ledger = previous.game, _ledger(previous.ledger)
+            self._publish(event)
+            return {"undone": last.summary(), "text": text}
+
+    def state(self) -> dict:
+        with self._lock:
+            battle = self.battle
+            phase = battle.status if battle is not None else "idle"
+            steps = self.store.steps(limit=HISTORY)
+            return {
+                "phase": phase,
+                "battle": battle.to_dict() if battle else None,
+                "game": self.game,
+                "ledger": _ledger_dict(self.ledger),
+                "ledger_warnings": self.ledger.miscounts(),
+                "history": [s.summary() for s in steps],
+                "can_undo": len(steps) > 1 and steps[-1].kind not in START_KINDS and battle is None,
+                "events": [e.to_dict() for e in self.bus.recent(HISTORY)],
+                "camera": dict(self.camera_status),
+                "calibrated": self.counter is not None,
+                "auto_drop": self.auto_drop,
+                "tray": self._tray,
+                "speech": self.speech_state(),
+                "panel": self.panel.leds() if self.panel is not None else None,
+            }
+
+    # --- outputs --------------------------------------------------------------------------
+
+    def _commit(self, kind: str, text: str, data: dict | None = None) -> None:
+        with self.store.transaction() as tx:
+            event = tx.add_event(kind, text, data)
+        self._publish(event)
+
+    def _publish(self, event: dict) -> None:
+        log.info("%s", event["text"])
+        self.bus.publish(Event(**event))
+
+    def _speak(self, event: Event) -> None:
+        if self.speaker is not None:
+            self.speaker.say(event.text)
+
+    def _light(self, event: Event) -> None:
+        if self.panel is None:
+            return
+        battle = self.battle
+        self.panel.show_phase(battle.status if battle else "idle")
+        if event.kind == "battle_applied":
+            self.panel.show_outcome(event.data["battle"]["outcome"]["result"])
+
+    def speech_state(self) -> dict:
+        s = self.speaker
+        return {"available": bool(s and s.available), "muted": bool(s and s.muted)}
+
+    def set_muted(self, muted: bool) -> dict:
+        if self.speaker is not None:
+            self.speaker.muted = muted
+        return self.speech_state()
+
+
+def _last_motion(detector: Any) -> float | None:
+    # When the settle detector last saw movement: the moment a battle's cubes start falling.
+    return getattr(detector, "last_motion", getattr(detector, "_last_motion", None))
+
+
+def _within(found: Mapping[str, int], baseline: Mapping[str, int]) -> bool:
+    """True when `found` has no cube that was not already in `baseline`."""
+    return all(n <= baseline.get(colour, 0) for colour, n in found.items())
+
+
+def _jpeg(image) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise CompanionError("could not encode a preview image")
+    return data.tobytes()
+
+
+def _ledger_dict(ledger: Ledger) -> dict:
+    return {k: dict(v) for k, v in asdict(ledger).items()}
+
+
+def _ledger(data: dict | None) -> Ledger:
+    return Ledger(**(data or {}))

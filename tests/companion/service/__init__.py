@@ -1,0 +1,1 @@
+"""Tests of the table service, its store, its web API and speech."""
