@@ -1,0 +1,303 @@
+/* The Table page: what to do now, the battle being counted, corrections, the automaton, the ledger. */
+"use strict";
+
+(() => {
+  const { el, chip, countsText, api, act, flash } = TC;
+  const $ = (id) => document.getElementById(id);
+  const colours = JSON.parse($("colours").textContent);   // {players: [...], farmer: "green"}
+  const STOCKS = ["supply", "board", "tower", "cup"];
+
+  let state = null;            // last /api/state
+  let battleId = null;         // the battle shown
+  let corrected = null;        // emerged counts as the table corrected them (null = as counted)
+  let previewSeq = 0;
+
+  // ---- what goes into the tower, in words ----
+  function intoText(battle) {
+    const into = battle.into_tower || {};
+    const cup = battle.cup || {};
+    const thrown = {};
+    for (const [c, n] of Object.entries(into)) {
+      const fromCup = cup[c] || 0;
+      if (n - fromCup > 0) thrown[c] = n - fromCup;
+    }
+    const order = [battle.attacker, battle.defender, colours.farmer].filter(Boolean);
+    const rest = Object.keys(thrown).filter((c) => !order.includes(c));
+    let text = `Throw ${countsText(thrown, order.concat(rest))}`;
+    if (!battle.defender && thrown[colours.farmer]) text += ` (${colours.farmer} = the farmer)`;
+    text += Object.values(cup).some((n) => n > 0) ? ` and the cup: ${countsText(cup)}` : " (the cup is empty)";
+    return text;
+  }
+
+  function nowText(s) {
+    const b = s && s.battle;
+    const step = s && s.automaton;
+    if (step && step.status !== "done" && !(b && b.status === "counted")) {
+      return `Move the pieces: ${step.text}. Then confirm.`;
+    }
+    if (b) {
+      switch (b.status) {
+        case "declared":
+        case "waiting_for_throw": return intoText(b);
+        case "moving": return "Cubes are falling… wait until the tray is still.";
+        case "counted": return "Check the count, fix it with + and −, then Confirm.";
+        default: break;
+      }
+    }
+    if (s && s.now) return s.now;
+    return "Declare a battle, or let the automaton take its turn.";
+  }
+
+  // ---- outcome in words and named colours ----
+  function outcomeNode(battle, outcome) {
+    const a = battle.attacker;
+    const d = battle.defender || `${colours.farmer} farmers`;
+    const words = {
+      held: `${d} holds`,
+      conquered: `${a} conquers`,
+      devastated: "devastated: nobody holds it",
+    };
+    const box = el("div", {});
+    box.append(el("div", { class: "result" },
+      `${(words[outcome.result] || outcome.result)} — ${a} ${outcome.attacker_strength} against ${d} ${outcome.defender_strength}`));
+    const lines = [];
+    if (Object.keys(outcome.to_supply || {}).length) lines.push(`to the supply: ${countsText(outcome.to_supply)}`);
+    if (Object.keys(outcome.to_province || {}).length) lines.push(`back onto the province: ${countsText(outcome.to_province)}`);
+    lines.push(Object.keys(outcome.cup_after || {}).length ? `stays in the cup: ${countsText(outcome.cup_after)}` : "the cup is empty afterwards");
+    if (outcome.revolt_marker_added) lines.push("add a revolt marker");
+    if (outcome.cancel_pending_action) lines.push(`${battle.defender}'s planned action there is cancelled`);
+    box.append(el("div", { class: "detail" }, lines.join("; ") + "."));
+    for (const w of outcome.warnings || []) box.append(el("div", { class: "warning" }, w));
+    return box;
+  }
+
+  function showOutcome(battle, outcome) {
+    const box = $("outcome");
+    if (!outcome) { box.hidden = true; return; }
+    box.className = `outcome ${outcome.result}`;
+    box.replaceChildren(outcomeNode(battle, outcome));
+    box.hidden = false;
+  }
+
+  // ---- steppers ----
+  function emergedNow(battle) {
+    return corrected || battle.emerged || {};
+  }
+
+  function stepperColours(battle) {
+    const list = [battle.attacker, battle.defender, colours.farmer]
+      .concat(Object.keys(battle.into_tower || {}), Object.keys(battle.emerged || {}), Object.keys(corrected || {}));
+    return [...new Set(list.filter(Boolean))];
+  }
+
+  function renderCounts(battle) {
+    const counted = battle.status === "counted";
+    const emerged = emergedNow(battle);
+    const rows = stepperColours(battle).map((colour) => {
+      const n = emerged[colour] || 0;
+      const original = (battle.emerged || {})[colour] || 0;
+      const row = el("div", { class: "stepper" + (corrected && n !== original ? " changed" : ""), "data-colour": colour },
+        el("span", { class: "name" }, chip(colour)),
+        el("button", { type: "button", "aria-label": `one ${colour} fewer`, disabled: !counted || n === 0,
+          onclick: () => step(colour, -1) }, "−"),
+        el("span", { class: "value", "aria-label": `${n} ${colour}` }, String(n)),
+        el("button", { type: "button", "aria-label": `one ${colour} more`, disabled: !counted,
+          onclick: () => step(colour, +1) }, "+"));
+      return row;
+    });
+    $("counts").replaceChildren(...rows);
+  }
+
+  function step(colour, delta) {
+    const battle = state && state.battle;
+    if (!battle) return;
+    const next = { ...emergedNow(battle) };
+    next[colour] = Math.max(0, (next[colour] || 0) + delta);
+    corrected = next;
+    renderCounts(battle);
+    preview(battle, next);
+  }
+
+  // The outcome the corrected counts would give, from the server's rules (never guessed here).
+  async function preview(battle, emerged) {
+    const seq = ++previewSeq;
+    try {
+      const result = await api("POST", "/api/pages/outcome", {
+        attacker: battle.attacker, defender: battle.defender || null, thrown: battle.thrown || {},
+        cup: battle.cup || {}, revolt_markers: battle.revolt_markers || 0, emerged,
+      });
+      if (seq === previewSeq) showOutcome(battle, result.outcome);
+    } catch (e) {
+      if (seq === previewSeq) flash(e.message);
+    }
+  }
+
+  // ---- rendering the whole state ----
+  function renderBattle(s) {
+    const battle = s.battle;
+    $("battle").hidden = !battle;
+    $("declare").hidden = !!battle;
+    if (!battle) { battleId = null; corrected = null; return; }
+    if (battle.id !== battleId) { battleId = battle.id; corrected = null; }
+    if (battle.status !== "counted") corrected = null;
+    const where = battle.territory ? ` in ${battle.territory}` : "";
+    $("battle-title").replaceChildren(chip(battle.attacker), ` attacks `,
+      battle.defender ? chip(battle.defender) : "an empty province", where);
+    $("battle-status").textContent = ({ waiting_for_throw: "waiting for the throw", moving: "cubes moving",
+      counted: "counted", declared: "declared" })[battle.status] || battle.status;
+    $("battle-into").textContent = `Into the tower: ${countsText(battle.into_tower || {})}.`;
+    const conf = battle.confidence;
+    $("battle-confidence").textContent = battle.status === "counted" && conf !== undefined && conf !== null
+      ? `Count confidence ${Math.round(conf * 100)} %` + (battle.unknown ? ` — ${battle.unknown} unknown blob(s): check the tray` : "")
+      : "";
+    const warnings = (battle.warnings || []).map((w) => el("p", { class: "warning" }, w));
+    if (battle.unknown) warnings.push(el("p", { class: "warning" }, `${battle.unknown} thing(s) in the tray could not be named: count them by hand.`));
+    $("battle-warnings").replaceChildren(...warnings);
+    renderCounts(battle);
+    if (battle.status === "counted") {
+      if (corrected) preview(battle, corrected); else showOutcome(battle, battle.outcome);
+    } else {
+      showOutcome(battle, null);
+    }
+    $("confirm").disabled = battle.status !== "counted";
+    $("recount").disabled = !["counted", "moving"].includes(battle.status);
+  }
+
+  function renderAutomaton(s) {
+    const step = s.automaton;
+    const show = !!step && step.status !== "done";
+    $("automaton").hidden = !show;
+    if (!show) return;
+    $("automaton-title").replaceChildren("The automaton ", step.player ? chip(step.player) : "", " says");
+    $("automaton-text").textContent = step.text || "";
+    $("automaton-detail").textContent = step.card ? `Card: ${step.card}` : "";
+    $("automaton-confirm").disabled = step.status !== "waiting";
+  }
+
+  function renderLedger(s) {
+    const ledger = (s.ledger || (s.game && s.game.ledger)) || null;
+    const body = $("ledger").querySelector("tbody");
+    if (!ledger) {
+      body.replaceChildren();
+      $("ledger-note").textContent = "No game yet: the ledger starts with a new game.";
+      return;
+    }
+    const names = new Set();
+    for (const stock of STOCKS) Object.keys(ledger[stock] || {}).forEach((c) => names.add(c));
+    const order = colours.players.concat([colours.farmer]).filter((c) => names.has(c))
+      .concat([...names].filter((c) => !colours.players.includes(c) && c !== colours.farmer).sort());
+    body.replaceChildren(...order.map((c) => el("tr", { "data-colour": c }, el("td", {}, chip(c)),
+      ...STOCKS.map((stock) => {
+        const n = (ledger[stock] || {})[c] || 0;
+        return el("td", { class: "num" + (n < 0 ? " neg" : ""), title: n < 0 ? "negative: a miscount somewhere" : null }, String(n));
+      }))));
+    const neg = order.some((c) => STOCKS.some((st) => ((ledger[st] || {})[c] || 0) < 0));
+    $("ledger-note").textContent = neg ? "A negative number means a count was wrong: correct it, or undo." : "";
+  }
+
+  function renderHistory(s) {
+    const items = (s.history || []).slice().reverse().map((h) => el("li", {},
+      h.time ? el("span", { class: "when" }, new Date(h.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })) : "",
+      h.text || h.kind || ""));
+    $("history").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, "Nothing yet.")]));
+  }
+
+  function renderDeclare(s) {
+    const fill = (select, values, extra) => {
+      const keep = select.value;
+      select.replaceChildren(...(extra || []), ...values.map((c) => el("option", { value: c }, c)));
+      if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+    };
+    const players = (s.game && s.game.players && s.game.players.map((p) => p.colour || p)) || colours.players;
+    fill($("attacker"), players);
+    fill($("defender"), players, [el("option", { value: "" }, `empty province (1 ${colours.farmer} farmer)`)]);
+    if ($("defender").value === $("attacker").value) {
+      const other = players.find((c) => c !== $("attacker").value);
+      if (other) $("defender").value = other;
+    }
+    const territories = (s.game && s.game.territories) || [];
+    $("territory-field").hidden = territories.length === 0;
+    if (territories.length) {
+      fill($("territory"), territories.map((t) => t.name || t), [el("option", { value: "" }, "(not on the board)")]);
+    }
+    $("defender-armies").disabled = !$("defender").value;
+  }
+
+  function render(s) {
+    state = s;
+    $("now").textContent = nowText(s);
+    renderAutomaton(s);
+    renderBattle(s);
+    renderLedger(s);
+    renderHistory(s);
+    if (!s.battle) renderDeclare(s);
+    $("undo").disabled = !(s.can_undo ?? (s.history || []).length > 0);
+  }
+
+  async function refresh() {
+    try {
+      render(await api("GET", "/api/state"));
+    } catch (e) {
+      $("now").textContent = `The companion does not answer (${e.message}).`;
+    }
+  }
+
+  // ---- actions ----
+  $("declare-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const attacker = $("attacker").value;
+    const defender = $("defender").value || null;
+    const a = parseInt($("attacker-armies").value, 10);
+    const d = parseInt($("defender-armies").value, 10);
+    const r = parseInt($("revolt").value, 10);
+    if (!(a >= 1)) { flash("Attacking armies: enter at least 1."); return; }
+    if (defender && !(d >= 0)) { flash("Defending armies: enter 0 or more."); return; }
+    if (!(r >= 0)) { flash("Revolt markers: enter 0 or more."); return; }
+    const thrown = { [attacker]: a };
+    if (defender && d > 0) thrown[defender] = d;
+    const body = { attacker, defender, revolt_markers: r, thrown };
+    if ($("territory").value) body.territory = $("territory").value;
+    act($("declare-submit"), async () => { await api("POST", "/api/battles", body); await refresh(); });
+  });
+  $("defender").addEventListener("change", () => { $("defender-armies").disabled = !$("defender").value; });
+
+  $("confirm").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    const body = corrected ? { emerged: corrected } : {};
+    await api("POST", `/api/battles/${battleId}/confirm`, body);
+    corrected = null;
+    flash("Confirmed.", true);
+    await refresh();
+  }));
+  $("recount").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    corrected = null;
+    await api("POST", `/api/battles/${battleId}/recount`, {});
+    await refresh();
+  }));
+  $("cancel").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    if (!window.confirm("Cancel this battle? Nothing is applied to the game.")) return;
+    await api("POST", `/api/battles/${battleId}/cancel`, {});
+    await refresh();
+  }));
+  $("undo").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    const result = await api("POST", "/api/undo", {});
+    flash(result && result.text ? `Undone: ${result.text}` : "Undone.", true);
+    await refresh();
+  }));
+  $("automaton-confirm").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    await api("POST", "/api/automaton/confirm", {});
+    await refresh();
+  }));
+
+  // The stream starts after the page has loaded, so the page's load never waits on it.
+  window.addEventListener("load", () => {
+    if (TC.unlocked()) {
+      $("stream").src = "/stream.mjpg";
+      $("stream").hidden = false;
+    } else {
+      $("stream-locked").hidden = false;
+    }
+  });
+
+  refresh();
+  TC.live(refresh);
+})();
