@@ -1,0 +1,218 @@
+"""Drawing cubes (and a hand) over the cached background, then the camera's own marks:
+lens softness, vignetting, brightness flicker, sensor noise, JPEG loss."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from firmware.scene.background import (NOISE_MARGIN, Lighting, _darken, floor_shadow, project_points,
+                                       rgb_to_bgr8, static)
+from firmware.scene.layout import CubePose, rotation
+from firmware.scene.paints import BARE_WOOD
+from firmware.scene.setup import TableSetup
+
+# Cube corners: index bits are x, y, z (1 = +half); faces with outward local normals.
+_LOCAL = np.array([[(1 if i & 1 else -1), (1 if i & 2 else -1), (1 if i & 4 else -1)] for i in range(8)], float) / 2
+_FACES = np.array([(4, 5, 7, 6), (0, 2, 3, 1), (0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3)])
+_NORMALS = np.array([(0, 0, 1), (0, 0, -1), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0)], float)
+SHIFT = 4  # sub-pixel bits for OpenCV drawing
+
+
+@dataclass
+class CubeTruth:
+    colour: str
+    centre: tuple[float, float]  # image px, centre of the visible part of the cube's top face
+    level: int  # 1 on the floor, 2 resting on other cubes
+    leaning: bool
+    visible: float  # share of the top face in view, 0..1
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # BGR uint8
+    counts: dict[str, int]  # ground truth per colour (zeros omitted)
+    corners: np.ndarray  # 4x2 float, tray floor corners in image px, clockwise from top-left
+    cubes: list[CubeTruth]
+    clicks: dict[str, list[tuple[float, float]]]  # per colour present: points on clearly visible tops
+    poses: list[CubePose] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand and forearm as 3D capsules (world mm): (start, end, radius) each."""
+    capsules: tuple[tuple[tuple[float, float, float], tuple[float, float, float], float], ...]
+    skin: tuple[float, float, float] = (0.45, 0.27, 0.19)
+
+
+def counts_of(poses: Sequence[CubePose]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for p in poses:
+        out[p.colour] = out.get(p.colour, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def render(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
+           size: tuple[int, int] = (640, 480)) -> Scene:
+    """A camera frame of the tray with these cubes, and its ground truth."""
+    size = (int(size[0]), int(size[1]))
+    image, labels, faces = draw(setup, poses, rng, size, labels=True)
+    cubes = _truth(poses, labels, faces)
+    return Scene(image, counts_of(poses), static(setup, size).corners.copy(), cubes,
+                 _clicks(cubes, poses, labels, faces), list(poses))
+
+
+def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator, size: tuple[int, int],
+         gain: float = 1.0, hand: Hand | None = None, labels: bool = False):
+    """The frame; with labels=True also an int32 image of cube*8+face+1 and each cube's top-face polygon."""
+    st = static(setup, size)
+    w, h = size
+    image = st.image.copy()
+    light = Lighting(setup)
+    n = len(poses)
+    label_img = np.zeros((h, w), np.int32) if labels else None
+    tops: list[np.ndarray | None] = [None] * n
+
+    if n or hand:
+        _shadows(image, setup, poses, hand, light, st)
+    if n:
+        rot = np.stack([rotation(p.yaw, p.pitch, p.roll) for p in poses])
+        sizes = np.array([p.size for p in poses])[:, None, None]
+        centres = np.array([[p.x, p.y, p.z] for p in poses])
+        verts = np.einsum("nij,kj->nki", rot, _LOCAL) * sizes + centres[:, None, :]
+        normals = np.einsum("nij,fj->nfi", rot, _NORMALS)
+        face_centres = verts[:, _FACES].mean(2)
+        view = st.C - face_centres
+        facing = np.sum(normals * view, -1) > 0
+        irr = light.irradiance(face_centres, normals)
+        albedo = np.array([[np.multiply(setup.paint(p.colour).albedo, p.tint)] for p in poses])
+        gloss = np.array([setup.paint(p.colour).gloss for p in poses])[:, None, None]
+        wear = np.array([setup.paint(p.colour).wear for p in poses])[:, None, None]
+        # broad highlight of a semi-matte paint (Blinn-Phong, one value per face)
+        to_lamp = light.lamp - face_centres
+        half = to_lamp / np.linalg.norm(to_lamp, axis=-1, keepdims=True) + view / np.linalg.norm(view, axis=-1, keepdims=True)
+        half /= np.linalg.norm(half, axis=-1, keepdims=True)
+        spec = gloss * np.clip(np.sum(normals * half, -1, keepdims=True), 0, None) ** 12 * light.colour * light.exposure
+        rgb = albedo * irr + spec
+        colours = rgb_to_bgr8(rgb)
+        edges = rgb_to_bgr8(rgb * (1 - wear) * 0.72 + np.array(BARE_WOOD) * irr * wear * 0.6)
+        pts = np.round(project_points(st.K, st.R, st.C, verts) * (1 << SHIFT)).astype(np.int32)
+        order = np.argsort(-np.linalg.norm(centres - st.C, axis=1))
+        top_face = np.argmax(normals[..., 2], axis=1)
+        for i in order:
+            for f in np.nonzero(facing[i])[0]:
+                poly = pts[i, _FACES[f]]
+                cv2.fillConvexPoly(image, poly, colours[i, f].tolist(), cv2.LINE_AA, SHIFT)
+                cv2.polylines(image, [poly], True, edges[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
+                if labels:
+                    cv2.fillConvexPoly(label_img, poly, int(i * 8 + f + 1), cv2.LINE_8, SHIFT)
+            if labels:
+                tops[i] = (pts[i, _FACES[top_face[i]]] / (1 << SHIFT), int(top_face[i]))
+    if hand is not None:
+        _draw_hand(image, hand, light, st)
+    image = _camera(image, setup, rng, gain, st)
+    return (image, label_img, tops) if labels else image
+
+
+def _shadows(image, setup, poses, hand, light, st) -> None:
+    h, w = image.shape[:2]
+    scale = 0.5  # shadows are soft: draw them at half resolution
+    mask = np.zeros((h // 2, w // 2), np.uint8)
+    lamp = light.lamp
+    k = (1 << SHIFT) * scale
+    for p in poses:
+        verts = _LOCAL @ rotation(p.yaw, p.pitch, p.roll).T * p.size + np.array([p.x, p.y, p.z])
+        bottom = verts[:, 2].min()
+        if bottom < 1.0:  # contact shadow: little sky light reaches the floor around the base
+            base = (verts[:4] - [p.x, p.y, 0]) * [1.3, 1.3, 0] + [p.x, p.y, 0]
+            pts = np.round(project_points(st.K, st.R, st.C, base) * k).astype(np.int32)
+            cv2.fillConvexPoly(mask, cv2.convexHull(pts), 150, cv2.LINE_8, SHIFT)
+        cast = floor_shadow(lamp, verts)
+        pts = np.round(project_points(st.K, st.R, st.C, cast) * k).astype(np.int32)
+        cv2.fillConvexPoly(mask, cv2.convexHull(pts), 255, cv2.LINE_8, SHIFT)
+    if hand is not None:
+        for a, b, r in hand.capsules:
+            ends = floor_shadow(lamp, np.array([a, b], float))
+            px = project_points(st.K, st.R, st.C, ends) * scale
+            thick = _radius_px(st, np.array(b, float) * [1, 1, 0], r * 1.1) * scale
+            cv2.line(mask, tuple(np.round(px[0]).astype(int)), tuple(np.round(px[1]).astype(int)), 255,
+                     max(1, int(2 * thick)), cv2.LINE_AA)
+    mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
+    mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+    _darken(image, mask, light.shadow_ratio())
+
+
+def _radius_px(st, point: np.ndarray, radius: float) -> float:
+    depth = ((point - st.C) @ st.R.T)[2]
+    return radius * st.K[0, 0] / max(depth, 1.0)
+
+
+def _draw_hand(image, hand: Hand, light: Lighting, st) -> None:
+    up = np.array([0.2, -0.3, 1.0])
+    base = np.array(hand.skin) * light.irradiance(np.zeros(3), up / np.linalg.norm(up))
+    colour = rgb_to_bgr8(base).tolist()
+    dark = rgb_to_bgr8(base * 0.7).tolist()
+    for a, b, r in hand.capsules:
+        ends = project_points(st.K, st.R, st.C, np.array([a, b], float))
+        thick = max(2, int(2 * _radius_px(st, np.array(b, float), r)))
+        p0, p1 = (tuple(np.round(e).astype(int)) for e in ends)
+        cv2.line(image, p0, p1, dark, thick + 2, cv2.LINE_AA)
+        cv2.line(image, p0, p1, colour, thick, cv2.LINE_AA)
+
+
+def _camera(image, setup: TableSetup, rng, gain: float, st) -> np.ndarray:
+    h, w = image.shape[:2]
+    image = cv2.GaussianBlur(image, (3, 3), 0.7)
+    cv2.multiply(image, st.vignette, image, scale=gain / 255)
+    dy, dx = rng.integers(0, 2 * NOISE_MARGIN + 1, 2)
+    image = cv2.add(image, st.noise[dy:dy + h, dx:dx + w], dtype=cv2.CV_8U)
+    quality = int(np.clip(setup.jpeg_quality + rng.integers(-3, 4), 30, 100))
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _truth(poses, labels: np.ndarray, tops) -> list[CubeTruth]:
+    if not poses:
+        return []
+    flat = labels.ravel()
+    h, w = labels.shape
+    size = len(poses) * 8 + 1
+    count = np.bincount(flat, minlength=size)
+    xs = np.bincount(flat, weights=np.tile(np.arange(w, dtype=np.float64), h), minlength=size)
+    ys = np.bincount(flat, weights=np.repeat(np.arange(h, dtype=np.float64), w), minlength=size)
+    out = []
+    for i, p in enumerate(poses):
+        poly, f = tops[i]
+        code = i * 8 + f + 1
+        area = max(cv2.contourArea(poly.astype(np.float32)), 1.0)
+        visible = min(count[code] / area, 1.0)
+        if visible >= 0.15:
+            centre = (xs[code] / count[code], ys[code] / count[code])
+        else:  # top mostly hidden: the centre of what is seen of the cube
+            codes = slice(i * 8 + 1, i * 8 + 7)
+            total = max(count[codes].sum(), 1)
+            centre = (xs[codes].sum() / total, ys[codes].sum() / total)
+        out.append(CubeTruth(p.colour, (float(centre[0]), float(centre[1])), p.level, p.leaning,
+                             float(visible)))
+    return out
+
+
+def _clicks(cubes: list[CubeTruth], poses, labels: np.ndarray, tops, per_colour: int = 3):
+    """Points a user would tap: centres of fully visible, flat top faces, a few per colour."""
+    h, w = labels.shape
+    clicks: dict[str, list[tuple[float, float]]] = {}
+    ranked = sorted(range(len(cubes)), key=lambda i: (poses[i].leaning, -cubes[i].visible))
+    for i in ranked:
+        cube = cubes[i]
+        chosen = clicks.setdefault(cube.colour, [])
+        if len(chosen) >= per_colour:
+            continue
+        x, y = (int(round(v)) for v in cube.centre)
+        code = i * 8 + tops[i][1] + 1
+        y0, y1, x0, x1 = max(y - 2, 0), min(y + 3, h), max(x - 2, 0), min(x + 3, w)
+        clear = cube.visible >= 0.85 and np.all(labels[y0:y1, x0:x1] == code)
+        if clear or not chosen and cube.visible >= 0.4:
+            chosen.append(cube.centre)
+    return {colour: pts for colour, pts in sorted(clicks.items()) if pts}
