@@ -17,8 +17,6 @@ log = logging.getLogger("companion.serve")
 # Waitress worker threads: every page holds one for /events and a phone may watch the
 # preview too, so 30 streaming clients plus ordinary requests must fit.
 THREADS = 48
-# How often the systemd watchdog is fed (the unit's WatchdogSec must be larger).
-WATCHDOG_SECONDS = 10.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -105,26 +103,30 @@ class Server:
         return f"http://{'[' + shown + ']' if ':' in shown else shown}:{self.wsgi.effective_port}/"
 
     def serve(self) -> None:
-        notify = _notifier()
-        if notify is not None:
-            notify.ready()
-            threading.Thread(target=self._watchdog, args=(notify,), daemon=True).start()
+        from firmware import notify
+        notify.ready(f"serving {self.url}")
+        interval = notify.watchdog_interval()
+        if interval:
+            threading.Thread(target=self._watchdog, args=(interval,), name="watchdog", daemon=True).start()
         try:
             self.wsgi.run()
         except OSError:
             if not self._closed.is_set():
                 raise
 
-    def _watchdog(self, notify) -> None:
-        while not self._closed.wait(WATCHDOG_SECONDS):
-            # Fed only while the camera loop lives: a hung service is restarted by systemd.
+    def _watchdog(self, interval: float) -> None:
+        from firmware import notify
+        while not self._closed.wait(interval):
+            # Pinged only while the camera loop lives: a hung service is restarted by systemd.
             if self.service.alive:
-                notify.watchdog()
+                notify.ping()
 
     def close(self) -> None:
         if self._closed.is_set():
             return
         self._closed.set()
+        from firmware import notify
+        notify.stopping()
         for close in reversed(self._parts):
             try:
                 close()
@@ -155,19 +157,10 @@ class Server:
         return profile
 
     def _panel(self):
+        from firmware.panel import make_panel
         if self.config.panel.mode == "off":
             return None
-        try:
-            from firmware.panel import make_panel
-        except ModuleNotFoundError:
-            return None
-        panel_config = self.config.panel
-        return make_panel(panel_config.mode, panel_config.pins, panel_config.long_press)
+        panel = make_panel(self.config.panel.mode, self.config.panel.pins, self.config.panel.long_press)
+        self._parts.append(panel.close)
+        return panel
 
-
-def _notifier():
-    try:
-        from firmware import notify
-    except ImportError:
-        return None
-    return notify

@@ -18,6 +18,12 @@ def cubes(counts: Mapping[str, int], empty: str = "nothing") -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _sides_first(record: BattleRecord, counts: Mapping[str, int]) -> dict[str, int]:
+    """Attacker, defender and farmer first, then the other colours: the order people read them."""
+    first = [c for c in (record.attacker, record.defender, record.farmer) if c in counts]
+    return {c: counts[c] for c in first + [c for c in counts if c not in first]}
+
+
 def _where(record: BattleRecord) -> str:
     return f" in {record.territory}" if record.territory else ""
 
@@ -29,7 +35,7 @@ def _target(record: BattleRecord) -> str:
 
 
 def declared(record: BattleRecord) -> str:
-    armies = dict(record.thrown)
+    armies = _sides_first(record, record.thrown)
     if record.defender is None:
         armies[f"{record.farmer} farmer"] = 1
     throw = cubes(armies)
@@ -56,7 +62,7 @@ def _result(record: BattleRecord) -> str:
 
 
 def counted(record: BattleRecord) -> str:
-    text = f"Battle {record.id}: counted {cubes(record.emerged or {}, 'no cubes')}: {_result(record)}."
+    text = f"Battle {record.id}: counted {cubes(_sides_first(record, record.emerged or {}), 'no cubes')}: {_result(record)}."
     if record.unknown:
         text += f" {record.unknown} cube{'s' if record.unknown > 1 else ''} not recognised: check the count."
     return text + " Confirm or correct."
@@ -66,7 +72,7 @@ def applied(record: BattleRecord) -> str:
     o = record.outcome or {}
     text = f"Battle {record.id} confirmed: {_result(record)}."
     if o.get("to_province"):
-        text += f" Back onto the province: {cubes(o['to_province'])}."
+        text += f" Back onto the province: {cubes(_sides_first(record, o['to_province']))}."
     if o.get("cup_after"):
         text += f" Left in the cup: {cubes(o['cup_after'])}."
     return text

@@ -27,6 +27,8 @@ from companion.service.bus import Event, EventBus
 from companion.service.phases import BattleRecord, PhaseError
 from companion.store import Store
 from firmware.camera import CameraLost, EndOfStream, Frame, FrameSource
+from vision.errors import VisionError
+from calibration.errors import CalibrationError
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,9 @@ JPEG_QUALITY = 80
 HISTORY = 20
 # Step kinds undo never goes past: the start of the game.
 START_KINDS = ("start", "new_game")
+# The panel's status LEDs (firmware.panel.PHASES) and outcome LEDs for a battle.
+PANEL_PHASES = {phases.WAITING: "armed", phases.MOVING: "counting"}
+PANEL_OUTCOMES = {"conquered": "attacker_won", "held": "held", "devastated": "devastated"}
 
 
 class TableService:
@@ -84,6 +89,9 @@ class TableService:
             self._make_counter(profile)
         for listener in (self._speak, self._light):
             self.bus.add_listener(listener)
+        if panel is not None:
+            panel.when_command = self.panel_command
+            self._light(Event(0, 0.0, "start", ""))
 
     # --- start, stop, resume ---------------------------------------------------------
 
@@ -165,7 +173,7 @@ class TableService:
             self._frame = frame
             try:
                 self._watch(frame)
-            except CompanionError as e:
+            except (CompanionError, VisionError, CalibrationError) as e:
                 log.warning("count ignored: %s", e)
             self._update_preview(frame)
 
@@ -435,9 +443,44 @@ class TableService:
         if self.panel is None:
             return
         battle = self.battle
-        self.panel.show_phase(battle.status if battle else "idle")
-        if event.kind == "battle_applied":
-            self.panel.show_outcome(event.data["battle"]["outcome"]["result"])
+        if self.camera_status["status"] == "lost":
+            phase = "camera_lost"
+        elif battle is None:
+            phase = "idle"
+        elif battle.status == phases.COUNTED:
+            phase = "attention" if battle.unknown or (battle.outcome or {}).get("warnings") else "result"
+        else:
+            phase = PANEL_PHASES[battle.status]
+        self.panel.show_phase(phase)
+        if event.kind == "battle_declared":
+            self.panel.show_outcome(None)
+        elif event.kind in ("battle_counted", "battle_applied"):
+            self.panel.show_outcome(PANEL_OUTCOMES[event.data["battle"]["outcome"]["result"]])
+
+    def panel_command(self, command: str) -> None:
+        """A panel button (firmware.panel.COMMANDS); runs on gpiozero's thread."""
+        try:
+            battle = self.battle
+            if command == "repeat":
+                recent = self.bus.recent(1)
+                if recent:
+                    self._speak(recent[0])
+            elif command == "undo":
+                self.undo()
+            elif battle is None:
+                raise PhaseError(f"no battle is open: declare one on the page first ({command})")
+            elif command == "confirm":
+                self.confirm(battle.id)
+            elif command == "recount":
+                self.recount(battle.id)
+            elif command == "cancel":
+                self.cancel(battle.id)
+            elif command == "arm":
+                pass  # a declared battle is armed already: the camera is watching for its throw
+        except (CompanionError, LookupError) as e:
+            log.info("panel %s: %s", command, e)
+            if self.speaker is not None:
+                self.speaker.say(str(e))
 
     def speech_state(self) -> dict:
         s = self.speaker
