@@ -200,7 +200,12 @@ class Panel:
 
     # --- LEDs ----------------------------------------------------------------
 
-    def _set(self, name: str, mode: str) -> None:
+    def set_led(self, name: str, mode: str) -> None:
+        """Set one LED to "on", "off", "blink" or "fast" (show_phase/show_outcome do this by role)."""
+        if name not in LEDS:
+            raise FirmwareError(f"panel: no LED {name!r} (LEDs: {', '.join(LEDS)})")
+        if mode not in ("on", "off", *BLINK):
+            raise ValueError(f"LED mode {mode!r}: expected on, off, blink or fast")
         self._modes[name] = mode
         led = self._leds.get(name)
         if led is None:
@@ -220,7 +225,7 @@ class Panel:
         self.phase = phase
         for name, mode in PHASES[phase].items():
             if self._modes[name] != mode:
-                self._set(name, mode)
+                self.set_led(name, mode)
 
     def show_outcome(self, outcome: str | None) -> None:
         """Light the one outcome LED of a battle result; None clears them."""
@@ -228,7 +233,7 @@ class Panel:
             raise ValueError(f"unknown battle outcome {outcome!r} (known: {', '.join(OUTCOMES)})")
         self.outcome = outcome
         for name in OUTCOMES:
-            self._set(name, "on" if name == outcome else "off")
+            self.set_led(name, "on" if name == outcome else "off")
 
     def leds(self) -> dict[str, bool]:
         """Which LEDs are lit right now (a blinking one alternates)."""
