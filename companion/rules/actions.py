@@ -8,7 +8,7 @@ from companion.rules.board import Board
 from companion.rules.dice import Roll
 from companion.rules.units import describe, total
 
-MOVES = ("expand", "split-expand", "position", "maneuver")
+MOVES = ("expand", "split-expand", "position", "maneuver", "move")  # "move": a person's move
 
 
 @dataclass(frozen=True)

@@ -78,9 +78,8 @@ def apply_action(state: GameState, action: Action) -> GameState:
         state = _remove(state, d["from"], colour, d["units"])
         target = d["to"]
         state = state.with_units(target, colour, plus(state.units(target, colour), d["units"]))
-        t = state.territory(target)
-        if len(t.units) > 1 and kind != "maneuver":
-            state = state.with_territory(target, replace(t, attacker=colour))
+        if d.get("battle"):
+            state = state.with_territory(target, replace(state.territory(target), attacker=colour))
     elif kind == "siege-assault":
         if d["losses"]:
             state = _remove(state, d["to"], d["defender"], d["losses"])

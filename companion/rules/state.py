@@ -32,7 +32,9 @@ class Territory:
     units: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # colour -> unit type -> n
     castle: bool = False
     revolt_markers: int = 0
-    attacker: str | None = None  # who entered it last while it is disputed (the battle's attacker)
+    # A battle is pending here: who entered (a disputed territory, or an empty one entered
+    # under the farmer rule, `army.EMPTY_TERRITORY_BATTLE`). Cleared by `game.apply_battle`.
+    attacker: str | None = None
 
     @property
     def colours(self) -> tuple[str, ...]:
@@ -127,7 +129,7 @@ class GameState:
             all_units[colour] = units
         else:
             all_units.pop(colour, None)
-        attacker = t.attacker if len(all_units) > 1 else None
+        attacker = t.attacker if t.attacker in all_units else None
         return self.with_territory(name, replace(t, units=all_units, attacker=attacker))
 
     def with_territory(self, name: str, territory: Territory) -> GameState:
@@ -287,7 +289,7 @@ def _territory(name: str, entry: Any) -> Territory:
     attacker = entry.get("attacker")
     return Territory(units=units, castle=castle,
                      revolt_markers=_whole(f"{where}.revolt_markers", entry.get("revolt_markers", 0)),
-                     attacker=attacker if len(units) > 1 else None)
+                     attacker=attacker)
 
 
 def _whole(where: str, value: Any, minimum: int = 0) -> int:
