@@ -19,11 +19,12 @@ from companion.errors import CompanionError, ConfigError
 from companion.web import service
 from companion.web.pages_api import app_config
 from companion.web.security import PinError, client_address, security
+from firmware.errors import FirmwareError
+from firmware.panel import BUTTONS, COMMANDS, validate_pins
 
 bp = Blueprint("settings", __name__, url_prefix="/settings")
 
 CONFIG_PATH_KEY = "COMPANION_CONFIG_PATH"  # set by create_app's caller when --config was given
-BUTTONS = ("button_arm", "button_confirm", "button_recount", "button_next")
 
 
 class SettingsError(CompanionError):
@@ -52,17 +53,13 @@ def _render(values: dict[str, Any], message: str | None = None, error: str | Non
     svc = service()
     panel = getattr(svc, "panel", None)
     config = app_config()
+    # The virtual panel stands in for a mock panel; on real GPIO the physical buttons are the panel.
+    virtual = panel is not None and panel.mock and panel.mode != "off"
     return render_template(
         "settings.html", v=values, roles=list(config.panel.pins), message=message, error=error,
         pin_message=pin_message, pin_error=pin_error, path=str(config_path()),
-        panel_modes=("auto", "gpio", "mock", "off"), virtual=panel is not None and _is_mock(panel),
-        buttons=BUTTONS, speech=svc.speech_state() if svc is not None else None), status
-
-
-def _is_mock(panel: Any) -> bool:
-    # The virtual panel drives mock pins; on real GPIO the physical buttons are the panel.
-    factory = getattr(panel, "pin_factory", None)
-    return factory is None or "Mock" in type(factory).__name__
+        panel_modes=("auto", "gpio", "mock", "off"), virtual=virtual,
+        buttons=[(b, COMMANDS[b, False], COMMANDS[b, True]) for b in BUTTONS], speech=svc.speech_state() if svc is not None else None), status
 
 
 @bp.get("")
@@ -105,29 +102,19 @@ def _sections(form, config: Config) -> dict[str, dict[str, Any]]:
     }
 
 
-def _check_pins(pins: dict[str, int]) -> None:
-    seen: dict[int, str] = {}
-    for role, pin in pins.items():
-        if not 0 <= pin <= 27:
-            raise SettingsError(f"pin for {role.replace('_', ' ')}: BCM pins are 0 to 27, got {pin}")
-        if pin in seen:
-            raise SettingsError(f"pin {pin} is used twice: {seen[pin].replace('_', ' ')} and {role.replace('_', ' ')}")
-        seen[pin] = role
-
-
 @bp.post("")
 def save():
     form = request.form
     config = app_config()
     try:
         sections = _sections(form, config)
-        _check_pins(sections["panel"]["pins"])
+        validate_pins(sections["panel"]["pins"])
         path = config_path()
         raw = _read(path)
         for name, values in sections.items():
             raw[name] = {**raw.get(name, {}), **values}
         _write_checked(path, raw)
-    except (SettingsError, ConfigError) as e:
+    except (SettingsError, ConfigError, FirmwareError) as e:
         # Keep what was typed: nothing the table entered is lost on an error.
         typed = {**_values(config), **{k: form.get(k, "") for k in form if k != "csrf_token"},
                  "speech.enabled": form.get("speech.enabled") == "on"}
@@ -201,7 +188,7 @@ def panel_state():
     panel = getattr(service(), "panel", None)
     if panel is None:
         raise SettingsError("no panel: the panel is switched off in the settings")
-    return jsonify(leds=panel.leds(), buttons=list(BUTTONS))
+    return jsonify(leds=panel.leds(), modes=panel.led_modes(), buttons=list(BUTTONS))
 
 
 @bp.post("/panel/press")
@@ -216,4 +203,4 @@ def panel_press():
     if not isinstance(long, bool):
         raise SettingsError(f"long: expected true or false, got {long!r}")
     panel.press(data["name"], long=long)
-    return jsonify(leds=panel.leds())
+    return jsonify(leds=panel.leds(), modes=panel.led_modes())

@@ -5,16 +5,17 @@
   const { el, api, act, flash } = TC;
   const $ = (id) => document.getElementById(id);
 
-  function renderLeds(leds) {
-    $("leds").replaceChildren(...Object.entries(leds).map(([name, on]) =>
-      el("div", { class: "led" + (on ? " on" : ""), "data-led": name },
+  // A blinking LED is shown lit and says "blinking": the page polls too rarely to blink in step.
+  function renderLeds(panel) {
+    $("leds").replaceChildren(...Object.entries(panel.modes).map(([name, mode]) =>
+      el("div", { class: "led" + (mode !== "off" ? " on" : ""), "data-led": name, "data-mode": mode },
         el("span", { class: "lamp", "aria-hidden": "true" }),
-        `${name.replace(/^led_/, "").replace(/_/g, " ")}: ${on ? "on" : "off"}`)));
+        `${name.replace(/_/g, " ")}: ${({ on: "on", off: "off", blink: "blinking", fast: "blinking fast" })[mode] || mode}`)));
   }
 
   async function refreshPanel() {
     try {
-      renderLeds((await api("GET", "/settings/panel")).leds);
+      renderLeds(await api("GET", "/settings/panel"));
     } catch (e) {
       flash(e.message);
     }
@@ -26,7 +27,7 @@
       if (!button) return;
       act(button, async () => {
         const r = await api("POST", "/settings/panel/press", { name: button.dataset.name, long: !!button.dataset.long });
-        renderLeds(r.leds);
+        renderLeds(r);
       });
     });
     refreshPanel();
