@@ -10,10 +10,11 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+import cv2
 import numpy as np
 
 from firmware.errors import FirmwareError
-from firmware.scene.setup import TableSetup
+from firmware.scene.setup import TableSetup, project
 
 KINDS = ("scattered", "touching", "piles")
 
@@ -81,8 +82,7 @@ class Placer:
         corners = _corners(pose)
         low = corners[corners[:, 2] < 0.5 * pose.size]
         if len(low):
-            from cv2 import convexHull
-            hull = convexHull(low[:, :2].astype(np.float32)).reshape(-1, 2).astype(float)
+            hull = cv2.convexHull(low[:, :2].astype(np.float32)).reshape(-1, 2).astype(float)
             self.feet.append(hull)
             self.group.append(group)
 
@@ -122,7 +122,6 @@ class Placer:
     def try_pose(self, pose: CubePose, group: int, touching_ok: bool = False) -> bool:
         corners = _corners(pose)
         low = corners[corners[:, 2] < 0.5 * pose.size]
-        import cv2
         foot = cv2.convexHull(low[:, :2].astype(np.float32)).reshape(-1, 2).astype(float)
         top = np.array([pose.x, pose.y, pose.z + pose.size / 2])
         if not self.free(foot, group, touching_ok) or not self.visible(top):
@@ -135,6 +134,17 @@ def _corners(pose: CubePose) -> np.ndarray:
     s = pose.size / 2
     local = np.array([[x, y, z] for z in (-s, s) for y in (-s, s) for x in (-s, s)])
     return local @ pose.rotation().T + np.array([pose.x, pose.y, pose.z])
+
+
+def _top_in_view(setup: TableSetup, below: CubePose, above: CubePose) -> float:
+    """Share of `below`'s top face the camera sees past `above` (image-space polygons)."""
+    corners = _corners(below)
+    top = project(setup, corners[corners[:, 2] > below.z], (640, 480)).astype(np.float32)
+    top = cv2.convexHull(top)
+    cover = cv2.convexHull(project(setup, _corners(above), (640, 480)).astype(np.float32))
+    area = cv2.contourArea(top)
+    shared, _ = cv2.intersectConvexConvex(top, cover)
+    return 1 - shared / max(area, 1e-6)
 
 
 def _tint(setup: TableSetup, colour: str, rng) -> tuple[float, float, float]:
@@ -167,7 +177,11 @@ def layout(setup: TableSetup, counts: Mapping[str, int], kind: str, rng: np.rand
         setup.paint(colour)  # a colour without paint fails here, by name
         colours += [colour] * int(n)
     rng.shuffle(colours)
-    for attempt in range(40):
+    area = setup.tray.width * setup.tray.depth
+    if (len(colours) + len(existing)) * 2.2 * setup.cube_size ** 2 > 0.5 * area:
+        raise FirmwareError(f"cannot fit {len(colours) + len(existing)} cubes into a "
+                            f"{setup.tray.width:.0f}x{setup.tray.depth:.0f} mm tray")
+    for attempt in range(12):
         placer = Placer(setup, rng, existing)
         poses = _arrange(placer, list(colours), kind, rng)
         if poses is not None:
@@ -279,8 +293,9 @@ def _pile(placer: Placer, colours: list[str], rng, group: int) -> list[CubePose]
         centre = np.mean([[p.x, p.y] for p in base], axis=0)
         if below == 1:
             # resting on one cube, overhanging it but with its weight over the support
+            # far enough off-centre that part of the lower cube's top stays in view
             direction = rng.uniform(0, 2 * math.pi)
-            centre = centre + rng.uniform(0.25, 0.4) * s * np.array([math.cos(direction), math.sin(direction)])
+            centre = centre + rng.uniform(0.38, 0.48) * s * np.array([math.cos(direction), math.sin(direction)])
         elif below == 3:
             centre = centre + rng.uniform(-0.1, 0.1, 2) * s
         else:
@@ -288,6 +303,8 @@ def _pile(placer: Placer, colours: list[str], rng, group: int) -> list[CubePose]
         top_z = max(p.z + p.size / 2 for p in base)
         top = _cube(setup, colours[below], rng, centre[0], centre[1], rng.uniform(0, 90), level=2)
         top = CubePose(**{**top.__dict__, "z": top_z + top.size / 2})
+        if min(_top_in_view(setup, p, top) for p in base) < 0.3:
+            continue  # the camera would see too little of a cube under the pile
         saved = (list(placer.feet), list(placer.group))
         if all(placer.try_pose(p, group, touching_ok=True) for p in base) and placer.visible(
                 np.array([top.x, top.y, top.z + top.size / 2])):

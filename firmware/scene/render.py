@@ -177,26 +177,37 @@ def _truth(poses, labels: np.ndarray, tops) -> list[CubeTruth]:
     if not poses:
         return []
     flat = labels.ravel()
-    h, w = labels.shape
-    size = len(poses) * 8 + 1
-    count = np.bincount(flat, minlength=size)
-    xs = np.bincount(flat, weights=np.tile(np.arange(w, dtype=np.float64), h), minlength=size)
-    ys = np.bincount(flat, weights=np.repeat(np.arange(h, dtype=np.float64), w), minlength=size)
+    count = np.bincount(flat, minlength=len(poses) * 8 + 1)
     out = []
     for i, p in enumerate(poses):
         poly, f = tops[i]
         code = i * 8 + f + 1
         area = max(cv2.contourArea(poly.astype(np.float32)), 1.0)
         visible = min(count[code] / area, 1.0)
-        if visible >= 0.15:
-            centre = (xs[code] / count[code], ys[code] / count[code])
-        else:  # top mostly hidden: the centre of what is seen of the cube
-            codes = slice(i * 8 + 1, i * 8 + 7)
-            total = max(count[codes].sum(), 1)
-            centre = (xs[codes].sum() / total, ys[codes].sum() / total)
-        out.append(CubeTruth(p.colour, (float(centre[0]), float(centre[1])), p.level, p.leaning,
-                             float(visible)))
+        # top mostly hidden: the middle of what is seen of the cube instead
+        codes = [code] if visible >= 0.15 else list(range(i * 8 + 1, i * 8 + 7))
+        out.append(CubeTruth(p.colour, _inner_point(labels, codes, poly), p.level, p.leaning, float(visible)))
     return out
+
+
+def _inner_point(labels: np.ndarray, codes: list[int], poly: np.ndarray) -> tuple[float, float]:
+    """The centroid of the pixels labelled `codes` if it lies well inside them, else
+    the pixel deepest inside them (a partly covered face need not be convex)."""
+    h, w = labels.shape
+    x0, y0 = np.maximum(np.floor(poly.min(0)).astype(int) - 40, 0)
+    x1, y1 = np.minimum(np.ceil(poly.max(0)).astype(int) + 40, (w, h))
+    mask = np.isin(labels[y0:y1, x0:x1], codes).astype(np.uint8)
+    ys, xs = np.nonzero(mask)
+    if not len(xs):
+        return (float(poly[:, 0].mean()), float(poly[:, 1].mean()))
+    cx, cy = xs.mean(), ys.mean()
+    depth = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    best = depth.max()
+    ix, iy = int(round(cx)), int(round(cy))
+    if 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and depth[iy, ix] >= 0.6 * best:
+        return (float(cx + x0), float(cy + y0))
+    iy, ix = np.unravel_index(np.argmax(depth), depth.shape)
+    return (float(ix + x0), float(iy + y0))
 
 
 def _clicks(cubes: list[CubeTruth], poses, labels: np.ndarray, tops, per_colour: int = 3):
