@@ -22,7 +22,8 @@ from companion.config import Config
 from companion.errors import CompanionError
 from companion.rules.battle import Battle, Outcome
 from companion.rules.ledger import Ledger
-from companion.service import announce, phases
+from companion.rules import game as rules_game
+from companion.service import announce, phases, turns
 from companion.service.bus import Event, EventBus
 from companion.service.phases import BattleRecord, PhaseError
 from companion.store import Store
@@ -101,8 +102,10 @@ class TableService:
             ledger = Ledger.start({c: STARTING_SUPPLY for c in (*self.config.colours.players, self.farmer)})
             with self.store.transaction() as tx:
                 last = tx.add_step("start", "Companion started with an empty table.", None, _ledger_dict(ledger))
-        self.game = last.game
+        self.game = turns.load(last.game)
+        self.seed = last.data.get("seed", 0)
         self.ledger = _ledger(last.ledger)
+        self.turn = self.store.get_open("turn")
         self.battle: BattleRecord | None = None
         for record in self.store.battles(limit=5):
             if record["status"] in phases.OPEN:
@@ -235,6 +238,11 @@ class TableService:
             self._preview_seq += 1
             self._preview.notify_all()
 
+    @property
+    def latest_frame(self) -> Frame | None:
+        """The camera's newest frame (read-only; the calibration page shows it)."""
+        return self._frame
+
     def add_viewer(self, change: int) -> None:
         with self._preview:
             self.viewers += change
@@ -309,12 +317,15 @@ class TableService:
         with self._lock:
             record = self._open(battle_id)
             applied, battle, outcome = phases.confirm(record, emerged)
-            game = self._game_after_battle(applied, outcome)
+            game = self.game
+            if game is not None and applied.territory is not None:
+                game = rules_game.apply_battle(game, applied.territory, applied.attacker, outcome)
             ledger, warnings = self._ledger_after(battle, outcome)
             text = announce.applied(applied)
             with self.store.transaction() as tx:
-                step = tx.add_step("battle", text, game, _ledger_dict(ledger),
-                                   {"battle": applied.id, "warnings": warnings})
+                step = tx.add_step("battle", text, _game_dict(game), _ledger_dict(ledger),
+                                   {"battle": applied.id, "warnings": warnings, "seed": self.seed,
+                                    "turn": self.turn})
                 applied = replace(applied, step_id=step.id)
                 tx.put_battle(applied.id, applied.to_dict())
                 event = tx.add_event("battle_applied", text, {"battle": applied.to_dict(), "warnings": warnings})
@@ -325,6 +336,9 @@ class TableService:
                 leaving = Counter(applied.emerged or {}) - Counter(outcome.cup_after)
                 self._tray_commands.append(lambda: self.source.remove(dict(leaving)))
                 self._tray = dict(outcome.cup_after)
+            if self.turn and self.turn["status"] == turns.BATTLES:
+                # The round's battles: the service declares the next one itself.
+                self._round_battles()
             return applied
 
     def cancel(self, battle_id: int) -> BattleRecord:
@@ -368,16 +382,137 @@ class TableService:
         return ledger.apply(battle, outcome)
 
     def _check_territory(self, record: BattleRecord) -> None:
-        """Hook for the game: a battle in a named territory must fit the board (see _game_after_battle)."""
-        if record.territory is not None and self.game is None:
+        """A battle in a named territory must be the one pending there in the game."""
+        if record.territory is None:
+            return
+        if self.game is None:
             raise PhaseError(f"territory {record.territory!r}: no game is running; "
                              "start a game, or declare the battle without a territory")
+        turns.check_battle(self.game, record.territory, record.attacker)
 
-    def _game_after_battle(self, record: BattleRecord, outcome: Outcome) -> dict | None:
-        if self.game is None or record.territory is None:
-            return self.game
-        from companion.service.game import apply_battle
-        return apply_battle(self.game, record.territory, record.attacker, outcome)
+    # --- the game ---------------------------------------------------------------------------
+
+    def new_game(self, params: Any) -> dict:
+        """Set up a new game (solo setup done by the rules); undo stops here."""
+        with self._lock:
+            self._no_open_battle("starting a new game")
+            game, seed, text = turns.new_game(params, self.config.game.map)
+            ledger = self._start_ledger(game.players).move("supply", "board", turns.board_cubes(game))
+            self.seed, self.turn = seed, None
+            self._commit_step("new_game", text, game, ledger, event_kind="game")
+            return {"text": text, "game": _game_dict(game, log=False)}
+
+    def human_move(self, params: Any) -> dict:
+        return self._human_step("move", turns.move, params)
+
+    def human_purchase(self, params: Any) -> dict:
+        return self._human_step("purchase", turns.purchase, params)
+
+    def _human_step(self, kind: str, change: Callable, params: Any) -> dict:
+        with self._lock:
+            game = self._require_game()
+            self._no_open_battle(f"a {kind}")
+            if self.turn and self.turn["status"] == turns.WAITING:
+                raise PhaseError(f"the automaton's move waits for confirmation: {self.turn['text']}")
+            after, text = change(game, params)
+            self._commit_step(kind, text, after, self._board_synced(game, after), event_kind="game")
+            return {"text": text, "game": _game_dict(after, log=False)}
+
+    def automaton_next(self) -> dict:
+        """The next step of the round: an automaton's decision (shown, said, waiting for the table
+        to move the pieces and confirm), a person's turn, the round's battles, or the next round."""
+        with self._lock:
+            game = self._require_game()
+            self._no_open_battle("the next step")
+            if game.winner:
+                raise PhaseError(f"the game is over: {game.winner} won")
+            if self.turn and self.turn["status"] == turns.WAITING:
+                raise PhaseError(f"the automaton's move waits for confirmation: {self.turn['text']}")
+            if self.turn is None:
+                game = rules_game.start_round(game, turns.dice(self.seed, self.store.step_count()))
+                self.turn = {"status": "round", "round": game.round, "queue": turns.round_queue(game),
+                             "text": f"Round {game.round}: the automatons draw their cards."}
+                self._commit_step("round", self.turn["text"], game, self.ledger, event_kind="automaton")
+            queue = self.turn.get("queue") or []
+            if not queue:
+                return self._round_battles()
+            colour, index = queue[0]
+            if game.players[colour].automaton:
+                _, turn = turns.decide(game, colour, index, self.seed, self.store.step_count())
+            else:
+                turn = turns.human_turn(colour, index)
+            self.turn = {**turn, "round": game.round, "queue": queue[1:]}
+            self._commit_open_turn("automaton")
+            return self.turn
+
+    def automaton_confirm(self) -> dict:
+        """The table has moved the pieces as the automaton said: apply its decision."""
+        with self._lock:
+            game = self._require_game()
+            if not self.turn or self.turn["status"] != turns.WAITING:
+                raise PhaseError("no automaton move is waiting for confirmation (press Next)")
+            after = turns.load(self.turn["proposed"])
+            text = self.turn["text"]
+            self.turn = {**self.turn, "status": "done", "proposed": None}
+            self._commit_step("automaton", f"Confirmed: {text}", after, self._board_synced(game, after),
+                              event_kind="automaton")
+            return self.turn
+
+    def _round_battles(self) -> dict:
+        """Declare the round's next pending battle, or end the round when none is left."""
+        game = self.game
+        pending = rules_game.pending_battles(game, game.first_player)
+        if pending:
+            params = turns.battle_params(game, pending[0])
+            self.turn = {"status": turns.BATTLES, "round": game.round, "queue": [],
+                         "text": f"Round {game.round}: {len(pending)} battle{'s' * (len(pending) > 1)} "
+                                 f"to fight, first in {pending[0]}."}
+            self._commit_open_turn("automaton")
+            self.declare_battle(params, origin="automaton")
+            return self.turn
+        game = rules_game.end_round(game)
+        self.turn = None
+        self._commit_step("round_end", f"Round {game.round - 1} is over.", game, self.ledger,
+                          event_kind="automaton")
+        return {"status": "round_over", "text": f"Round {game.round - 1} is over."}
+
+    def _require_game(self):
+        if self.game is None:
+            raise PhaseError("no game is running: start one on the Game page")
+        return self.game
+
+    def _no_open_battle(self, what: str) -> None:
+        if self.battle is not None:
+            raise PhaseError(f"battle {self.battle.id} is open: confirm or cancel it before {what}")
+
+    def _start_ledger(self, colours) -> Ledger:
+        return Ledger.start({c: STARTING_SUPPLY for c in (*colours, self.farmer)})
+
+    def _board_synced(self, before, after) -> Ledger:
+        """Armies that came onto the board (purchases, fortify) leave the supply, and back."""
+        was, now = turns.board_cubes(before), turns.board_cubes(after)
+        ledger = self.ledger
+        added = {c: now.get(c, 0) - was.get(c, 0) for c in set(was) | set(now)}
+        if any(n > 0 for n in added.values()):
+            ledger = ledger.move("supply", "board", {c: n for c, n in added.items() if n > 0})
+        if any(n < 0 for n in added.values()):
+            ledger = ledger.move("board", "supply", {c: -n for c, n in added.items() if n < 0})
+        return ledger
+
+    def _commit_step(self, kind: str, text: str, game, ledger: Ledger, event_kind: str) -> None:
+        with self.store.transaction() as tx:
+            tx.add_step(kind, text, _game_dict(game), _ledger_dict(ledger),
+                        {"seed": self.seed, "turn": self.turn})
+            tx.set_open("turn", self.turn)
+            event = tx.add_event(event_kind, text, {"turn": self.turn})
+        self.game, self.ledger = game, ledger
+        self._publish(event)
+
+    def _commit_open_turn(self, kind: str) -> None:
+        with self.store.transaction() as tx:
+            tx.set_open("turn", self.turn)
+            event = tx.add_event(kind, self.turn["text"], {"turn": self.turn})
+        self._publish(event)
 
     # --- undo, state --------------------------------------------------------------------------
 
@@ -398,7 +533,10 @@ class TableService:
                     record = BattleRecord.from_dict(self.store.battle(battle_id))
                     tx.put_battle(battle_id, phases.undone(record).to_dict())
                 event = tx.add_event("undo", text, {"step": last.summary()})
-            self.game, self.ledger = previous.game, _ledger(previous.ledger)
+                self.turn = previous.data.get("turn")
+                tx.set_open("turn", self.turn)
+            self.game, self.ledger = turns.load(previous.game), _ledger(previous.ledger)
+            self.seed = previous.data.get("seed", 0)
             self._publish(event)
             return {"undone": last.summary(), "text": text}
 
@@ -410,7 +548,9 @@ class TableService:
             return {
                 "phase": phase,
                 "battle": battle.to_dict() if battle else None,
-                "game": self.game,
+                "game": _game_dict(self.game, log=False),
+                "game_log": list(self.game.log[-HISTORY:]) if self.game is not None else [],
+                "automaton": self.turn,
                 "ledger": _ledger_dict(self.ledger),
                 "ledger_warnings": self.ledger.miscounts(),
                 "history": [s.summary() for s in steps],
@@ -420,6 +560,8 @@ class TableService:
                 "calibrated": self.counter is not None,
                 "auto_drop": self.auto_drop,
                 "tray": self._tray,
+                # The simulated tray's truth, so a demo (and its tests) can check the count.
+                "simulated_tray": self.source.contents() if self.auto_drop else None,
                 "speech": self.speech_state(),
                 "panel": self.panel.leds() if self.panel is not None else None,
             }
@@ -507,6 +649,15 @@ def _jpeg(image) -> bytes:
     if not ok:
         raise CompanionError("could not encode a preview image")
     return data.tobytes()
+
+
+def _game_dict(game, log: bool = True) -> dict | None:
+    if game is None:
+        return None
+    data = game.to_dict()
+    if not log:
+        data.pop("log", None)
+    return data
 
 
 def _ledger_dict(ledger: Ledger) -> dict:

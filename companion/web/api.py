@@ -10,6 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from companion.errors import CompanionError
+from companion.rules.state import StateError
 from companion.service.phases import PhaseError
 from companion.web import service
 
@@ -43,7 +44,9 @@ def only(data: dict, *keys: str) -> None:
 
 
 @bp.errorhandler(PhaseError)
-def _conflict(e: PhaseError):
+@bp.errorhandler(StateError)
+def _conflict(e: CompanionError):
+    # The request is well formed but the phase or the rules do not allow it.
     return jsonify(error=str(e)), 409
 
 
@@ -122,3 +125,30 @@ def speech():
     if not isinstance(data.get("muted"), bool):
         raise BadRequest(f"muted: expected true or false, got {data.get('muted')!r}")
     return jsonify(service().set_muted(data["muted"]))
+
+
+@bp.post("/game")
+def new_game():
+    return jsonify(service().new_game(body(required=True))), 201
+
+
+@bp.post("/game/move")
+def move():
+    return jsonify(service().human_move(body(required=True)))
+
+
+@bp.post("/game/purchase")
+def purchase():
+    return jsonify(service().human_purchase(body(required=True)))
+
+
+@bp.post("/automaton/next")
+def automaton_next():
+    only(body())
+    return jsonify(service().automaton_next())
+
+
+@bp.post("/automaton/confirm")
+def automaton_confirm():
+    only(body())
+    return jsonify(service().automaton_confirm())
