@@ -184,8 +184,7 @@ def open_source(spec: str, width: int = 640, height: int = 480, fps: int = 15, l
         from firmware.simtray import SimulatedTray
         return SimulatedTray(width=width, height=height, fps=fps, seed=seed)
     if spec == "picamera":
-        from firmware.picam import PiCameraSource
-        return _live(lambda: PiCameraSource(width, height, fps, controls=controls), retry)
+        return _picamera(width, height, fps, controls, retry)
     if spec.startswith("usb:"):
         number = spec[4:]
         if not number.isdigit():
@@ -211,13 +210,27 @@ def _live(opener: Callable[[], FrameSource], retry: bool) -> FrameSource:
     return RetryingSource(opener, first=source)
 
 
+def _picamera(width: int, height: int, fps: int, controls: dict | None, retry: bool) -> FrameSource:
+    from firmware.picam import PiCameraSource
+    first = PiCameraSource(width, height, fps, controls=controls)
+    if not retry:
+        return first
+    from firmware.retry import RetryingSource
+
+    def reopen() -> FrameSource:
+        # Back with the exposure it had (the calibration's, or the last relock's), not a new one.
+        return PiCameraSource(width, height, fps, controls=source.controls)
+
+    source = RetryingSource(reopen, first=first)
+    return source
+
+
 def _open_auto(width: int, height: int, fps: int, *, controls: dict | None, retry: bool,
                seed: int | None) -> FrameSource:
     from firmware.picam import camera_count
     if camera_count() > 0:
-        from firmware.picam import PiCameraSource
         log.info("camera source auto: using the Pi camera")
-        return _live(lambda: PiCameraSource(width, height, fps, controls=controls), retry)
+        return _picamera(width, height, fps, controls, retry)
     number = first_usb_camera()
     if number is not None:
         from firmware.usbcam import UsbCamera

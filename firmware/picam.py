@@ -109,6 +109,15 @@ class PiCameraSource(LiveSource):
                                 f"cannot lock exposure and white balance")
         return self.apply_controls({name: metadata[name] for name in LOCKED_CONTROLS})
 
+    def relock(self, settle_seconds: float = SETTLE_SECONDS) -> dict:
+        """Let exposure and white balance adapt to the light as it is now, then lock them again.
+
+        For calibrating anew under changed light; store the result with the new profile.
+        """
+        self._camera.set_controls({"AeEnable": True, "AwbEnable": True})
+        self.controls = self._settle_and_lock(settle_seconds)
+        return self.controls
+
     def apply_controls(self, controls: dict) -> dict:
         """Turn off AE/AWB and fix exposure and gains; returns the values set (JSON-ready)."""
         missing = [name for name in LOCKED_CONTROLS if name not in controls]

@@ -24,6 +24,7 @@ class RetryingSource(SourceBase):
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._opener = opener
         self._source = first if first is not None else opener()
+        self._last = self._source
         self.name = self._source.name
         self.silence = silence
         self.backoff = backoff
@@ -38,6 +39,13 @@ class RetryingSource(SourceBase):
         self._last_frame = clock()
         self._lost_at = 0.0
         self._index = 0
+
+    def __getattr__(self, name: str):
+        # Device extras (a Pi camera's `controls`, `relock()`) of the current camera, or of
+        # the last one while it is lost.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._source if self._source is not None else self._last, name)
 
     def read(self, timeout: float = 3.0) -> Frame:
         deadline = self._clock() + timeout
@@ -85,7 +93,7 @@ class RetryingSource(SourceBase):
     def _reopen(self, now: float) -> None:
         self.attempts += 1
         try:
-            self._source = self._opener()
+            self._source = self._last = self._opener()
         except Exception as e:  # FirmwareError or a driver fault: try again later
             self._delay = min(self._delay * 2, self.max_backoff)
             self._next_attempt = now + self._delay

@@ -134,3 +134,27 @@ def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
         assert reopened.set_controls_calls[-1]["ExposureTime"] == 8000   # re-locked on reopen
     finally:
         source.close()
+
+
+def test_relock_adapts_and_a_reopened_camera_keeps_the_new_lock(fake):
+    source = open_source("picamera", 64, 48, 60, controls=LOCKED)
+    source.backoff = 0.05
+    try:
+        assert source.controls == LOCKED
+        fake.fake_light = 0.5                       # the room got darker: recalibrating
+        relocked = source.relock()
+        assert relocked["AnalogueGain"] > LOCKED["AnalogueGain"]
+        assert fake.INSTANCES[-1].set_controls_calls[-2] == {"AeEnable": True, "AwbEnable": True}
+        assert source.read(timeout=2).image.mean() == pytest.approx(fake.TARGET_LEVEL, rel=0.1)
+        fake.fake_fail_after = fake.INSTANCES[-1].frames + 1
+        with pytest.raises(CameraLost):
+            for _ in range(5):
+                source.read(timeout=0.3)
+        fake.plug()
+        source.read(timeout=3)
+        assert len(fake.INSTANCES) == 2
+        assert fake.INSTANCES[-1].set_controls_calls == [
+            {"AeEnable": False, "AwbEnable": False, "ExposureTime": relocked["ExposureTime"],
+             "AnalogueGain": relocked["AnalogueGain"], "ColourGains": tuple(relocked["ColourGains"])}]
+    finally:
+        source.close()
