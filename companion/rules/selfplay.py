@@ -15,6 +15,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
+from companion.rules.actions import Action
 from companion.rules.battle import Battle, into_tower, resolve
 from companion.rules.board import Board
 from companion.rules.deck import CARDS_PER_ROUND
@@ -23,6 +24,7 @@ from companion.rules.game import (apply_battle, battle_sides, end_round, new_gam
                                   start_round, take_turn)
 from companion.rules.ledger import PRIME_FARMER_CUBES, PRIME_PLAYER_CUBES, Ledger
 from companion.rules.state import GameState
+from companion.rules.units import total
 from firmware.tower import TowerModel
 
 # Cubes of each colour in the simulated game (figures on the board plus those in tower and cup
@@ -74,10 +76,9 @@ def play_game(board: Board, automata: int, rounds: int, seed: int, farmer: str =
             for colour in state.turn_order():
                 if observe:
                     observe(state, colour)
-                before = _board_cubes(state)
                 state, done = take_turn(state, colour, phase, dice)
                 actions += len(done)
-                ledger = _sync(ledger, before, _board_cubes(state))
+                ledger = _account(ledger, done)
                 for territory in pending_battles(state, colour):
                     state, ledger = _fight(state, ledger, tower, territory, farmer)
                     battles += 1
@@ -113,14 +114,18 @@ def _board_cubes(state: GameState) -> dict[str, int]:
     return out
 
 
-def _sync(ledger: Ledger, before: dict[str, int], after: dict[str, int]) -> Ledger:
-    """Figures bought, fortified or lost to a siege assault: cubes between supply and board."""
-    for colour in set(before) | set(after):
-        delta = after.get(colour, 0) - before.get(colour, 0)
-        if delta > 0:
-            ledger = ledger.move("supply", "board", {colour: delta})
-        elif delta < 0:
-            ledger = ledger.move("board", "supply", {colour: -delta})
+def _account(ledger: Ledger, actions: Sequence[Action]) -> Ledger:
+    """The cubes each action moves between supply and board (moves stay on the board)."""
+    for action in actions:
+        d = action.details
+        if action.action == "purchase":
+            placed = sum(total(units) for units in d["placements"].values())
+            if placed:
+                ledger = ledger.move("supply", "board", {action.player: placed})
+        elif action.action == "fortify":
+            ledger = ledger.move("supply", "board", {action.player: total(d["units"])})
+        elif action.action == "siege-assault" and d["losses"]:
+            ledger = ledger.move("board", "supply", {d["defender"]: total(d["losses"])})
     return ledger
 
 
