@@ -242,15 +242,22 @@ def _open_auto(width: int, height: int, fps: int, *, controls: dict | None, retr
 
 
 def first_usb_camera() -> int | None:
-    """The number N of the first /dev/videoN that delivers a frame, or None.
+    """The number N of the first USB /dev/videoN that delivers a frame, or None.
 
-    Probing opens the device, so only devices that exist are tried (opening a missing
-    index makes OpenCV print warnings).
+    Only USB devices are probed (sysfs says which): on a Pi, /dev/video* also holds the
+    codec and ISP nodes, which are no cameras. Opening a missing index makes OpenCV print
+    warnings, so only devices that exist are tried.
     """
     from firmware.usbcam import probe
-    numbers = sorted(int(p.name[5:]) for p in Path("/dev").glob("video*") if p.name[5:].isdigit()) \
-        if os.path.isdir("/dev") else []
-    for number in numbers:
+    for number in usb_video_devices():
         if probe(number):
             return number
     return None
+
+
+def usb_video_devices(sysfs: Path = Path("/sys/class/video4linux")) -> list[int]:
+    numbers = []
+    for node in sorted(sysfs.glob("video*")) if sysfs.is_dir() else []:
+        if node.name[5:].isdigit() and "/usb" in os.path.realpath(node):
+            numbers.append(int(node.name[5:]))
+    return sorted(numbers)

@@ -105,3 +105,18 @@ def test_realtime_paces_frames(tmp_path):
     start = time.monotonic()
     list(source)
     assert time.monotonic() - start >= 3 / 20 * 0.9
+
+
+def test_only_usb_video_devices_are_probed(tmp_path):
+    from firmware.camera import usb_video_devices
+    devices = tmp_path / "devices"
+    usb = devices / "platform" / "xhci" / "usb1" / "1-1" / "1-1:1.0" / "video4linux"
+    codec = devices / "platform" / "soc" / "bcm2835-codec" / "video4linux"
+    classes = tmp_path / "class"
+    classes.mkdir()
+    for parent, names in ((usb, ("video0", "video1")), (codec, ("video10", "video11"))):
+        for name in names:
+            (parent / name).mkdir(parents=True)
+            (classes / name).symlink_to(parent / name)
+    assert usb_video_devices(classes) == [0, 1]
+    assert usb_video_devices(tmp_path / "missing") == []
