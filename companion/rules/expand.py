@@ -6,8 +6,6 @@ from companion.rules.army import armies, entry, move, passable
 from companion.rules.dice import Dice, best
 from companion.rules.state import GameState
 
-SPLIT_EXPAND_STEPS = 2
-
 
 def _enterable_cities(state: GameState, colour: str, source: str):
     """Adjacent cities `colour` does not hold (it has no units there)."""

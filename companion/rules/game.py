@@ -24,11 +24,12 @@ from companion.rules import leave_behind
 from companion.rules.actions import Action, colour_name
 from companion.rules.army import EMPTY_TERRITORY_BATTLE, passable
 from companion.rules.automaton import apply_action, decide
+from companion.rules.battle import DEVASTATED, HELD
 from companion.rules.board import DEFAULT_MAP, Board
 from companion.rules.deck import CARDS, CARDS_PER_ROUND, DECK
 from companion.rules.dice import Dice
 from companion.rules.state import GameState, Player, StateError
-from companion.rules.units import (CASTLE, CHEAPEST_FIRST, CROWN_CARD, FOOTMAN, PRICES, UNIT_TYPES,
+from companion.rules.units import (CASTLE, CHEAPEST_FIRST, CROWN_CARD, FOOTMAN, UNIT_TYPES,
                                    describe, minus, plus, price, take_cheapest, total)
 
 # RULES 3 "Setup": each player's start.
@@ -37,8 +38,6 @@ SETUP_CROWNS = 2
 # Interpretation: each player is dealt this many gold-crown capitals of the map's `start`
 # (3 + 2 footmen each: the setup's 10 footmen); its castle stands in the first one.
 CAPITALS_PER_PLAYER = 2
-
-HELD, DEVASTATED, CONQUERED = "held", "devastated", "conquered"
 
 
 def new_game(board: Board, players: Sequence[str], dice: Dice,

@@ -15,8 +15,6 @@ from companion.rules.army import Army, armies, move, own
 from companion.rules.dice import Dice, best
 from companion.rules.state import GameState
 
-MANEUVER_STEPS = 2
-
 
 def reach(state: GameState, colour: str, source: str) -> dict[str, list[str]]:
     """Where units from `source` may go: own or disputed (with own units) territories at most

@@ -37,10 +37,6 @@ class Territory:
     attacker: str | None = None
 
     @property
-    def colours(self) -> tuple[str, ...]:
-        return tuple(self.units)
-
-    @property
     def empty(self) -> bool:
         return not self.units and not self.castle and not self.revolt_markers
 
