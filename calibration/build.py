@@ -7,7 +7,7 @@ import numpy as np
 from calibration.errors import CalibrationError
 from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
-from vision.colour import FLOOR, ColourModel
+from vision.colour import FLOOR, ColourModel, FloorField
 from vision.counter import Counter
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, natural_size
@@ -17,7 +17,7 @@ from vision.segment import find_blobs
 # enough to split touching cubes, few enough to count in a few milliseconds.
 CUBE_PIXELS = 12.0
 # A clicked face is grown from the click over pixels within this many levels of the click.
-FACE_TOLERANCE = 14
+FACE_TOLERANCE = 12
 # The floor is the most common colour in the tray: this share of pixels nearest its median.
 FLOOR_SHARE = 0.6
 # Samples kept per class (the profile stays small; k-means needs no more).
@@ -36,16 +36,30 @@ def _check_frame(frame) -> tuple[int, int]:
     return frame.shape[1], frame.shape[0]
 
 
-def _clicked_face(rect: np.ndarray, point: tuple[float, float]) -> np.ndarray:
-    """Mask of the face around a click on the rectified image (grown from the click)."""
-    h, w = rect.shape[:2]
-    x, y = int(round(point[0])), int(round(point[1]))
-    smooth = cv2.medianBlur(rect, 3)
+def _clicked_face(image: np.ndarray, point: tuple[float, float]) -> np.ndarray:
+    """Mask of the face around a click (grown from the click over similar colours)."""
+    h, w = image.shape[:2]
+    x, y = min(int(point[0]), w - 1), min(int(point[1]), h - 1)
+    smooth = cv2.medianBlur(image, 3)
     mask = np.zeros((h + 2, w + 2), np.uint8)
     tol = (FACE_TOLERANCE,) * 3
     cv2.floodFill(smooth, mask, (x, y), 0, tol, tol,
                   4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (255 << 8))
     return mask[1:-1, 1:-1] > 0
+
+
+def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarray]:
+    """The floor's brightness field and its normalised pixels: the share of the tray
+    closest to its median colour, refined after evening out the light."""
+    field = FloorField((rect.shape[1], rect.shape[0]), np.median(rect.reshape(-1, 3), axis=0))
+    image = rect
+    for _ in range(3):
+        px = image.reshape(-1, 3).astype(np.float32)
+        d = np.linalg.norm(px - np.median(px[~exclude.reshape(-1)], axis=0), axis=1)
+        mask = (d <= np.quantile(d[~exclude.reshape(-1)], FLOOR_SHARE)).reshape(rect.shape[:2]) & ~exclude
+        field.fit(rect, mask, step=1)
+        image = field.normalise(rect)
+    return field, image.reshape(-1, 3)[mask.reshape(-1)]
 
 
 def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[float, float]]],
@@ -58,81 +72,80 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         raise CalibrationError(str(e)) from None
     if not samples:
         raise CalibrationError("no colour samples: click at least one cube of each colour")
-    rng = np.random.default_rng(0)
-    nat_w, nat_h = natural_size(corners)
-    geometry = TrayGeometry(corners, (max(8, round(nat_w)), max(8, round(nat_h))))
-    rect = geometry.rectify(frame)
-    rh, rw = rect.shape[:2]
-
-    clicks_rect: dict[str, np.ndarray] = {}
-    faces: dict[str, list[np.ndarray]] = {}
-    for name, points in samples.items():
+    points = {}
+    for name, pts in samples.items():
         if not name or not name.replace("-", "").replace("_", "").isalnum():
             raise CalibrationError(f"colour name {name!r}: use letters, digits, - or _")
-        if not points:
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        if len(pts) == 0:
             raise CalibrationError(f"colour {name}: no click given")
-        pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
         for x, y in pts:
             if not (0 <= x < size[0] and 0 <= y < size[1]):
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the {size[0]}x{size[1]} frame")
-        on_rect = geometry.to_rect(pts)
-        for (x, y), (rx, ry) in zip(pts, on_rect):
-            if not (0 <= rx < rw and 0 <= ry < rh):
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the tray corners")
-        clicks_rect[name] = on_rect
-        faces[name] = [_clicked_face(rect, p) for p in on_rect]
+                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the "
+                                       f"{size[0]}x{size[1]} frame")
+        points[name] = pts
 
-    floor_px = _floor_pixels(rect, [m for ms in faces.values() for m in ms])
-    colour_px = {name: _sample(rect[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
+    # The cube size first, on a full-resolution view; then everything else at the scale
+    # where a cube is CUBE_PIXELS across.
+    nat_w, nat_h = natural_size(corners)
+    natural = TrayGeometry(corners, (max(8, round(nat_w)), max(8, round(nat_h))))
+    rect = natural.rectify(frame)
+    tops = []
+    for name, pts in points.items():
+        for (x, y), (rx, ry) in zip(pts, natural.to_rect(pts)):
+            if not (0 <= rx < rect.shape[1] and 0 <= ry < rect.shape[0]):
+                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the tray corners")
+            tops.append(np.count_nonzero(_clicked_face(rect, (rx, ry))))
+    top_size = float(np.sqrt(np.median(tops)))
+    scale = min(1.0, CUBE_PIXELS / max(top_size, 1.0))
+    rect_size = (max(8, round(nat_w * scale)), max(8, round(nat_h * scale)))
+    geometry = TrayGeometry(corners, rect_size)
+    rect = geometry.rectify(frame)
+
+    clicks = {name: geometry.to_rect(pts) for name, pts in points.items()}
+    raw_faces = {name: [_clicked_face(rect, p) for p in pts] for name, pts in clicks.items()}
+    exclude = np.logical_or.reduce([m for ms in raw_faces.values() for m in ms])
+    field, floor_px = _floor(rect, cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0)
+    norm = field.normalise(rect)
+    faces = {name: [_clicked_face(norm, p) for p in pts] for name, pts in clicks.items()}
+    rng = np.random.default_rng(0)
+    colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
+    floor_px = _sample(floor_px, rng)
     model = ColourModel(floor_px, colour_px)
 
     # A click whose face looks like the floor hit the tray, not a cube.
     for name, masks in faces.items():
-        for mask, (x, y) in zip(masks, np.asarray(samples[name], dtype=np.float64).reshape(-1, 2)):
-            d = model.class_distances(np.median(rect[mask], axis=0))[0]
-            if d[0] < 1.0 and d[0] <= d[1 + model.names.index(name)]:
+        for mask, (x, y) in zip(masks, points[name]):
+            d_floor = model.class_distances(np.median(norm[mask], axis=0))[0, 0]
+            if d_floor < 0.7 or mask.mean() > 0.2:
                 raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube; "
                                        f"click on the middle of a cube's top")
 
-    # Cube size: the silhouette of the clicked cubes (median, so a click on a cube that
-    # touches others does not inflate it) and the top face grown from the click.
-    labels = model.classify(rect)
-    comps, blobs = find_blobs(labels, len(model.names), 1.0)
-    areas, tops = [], []
-    for name, pts in clicks_rect.items():
-        for (rx, ry), mask in zip(pts, faces[name]):
-            comp = comps[int(ry), int(rx)]
-            if comp and labels[int(ry), int(rx)] != FLOOR:
-                areas.append(float(np.count_nonzero(comps == comp)))
-            tops.append(float(np.count_nonzero(mask)))
+    # One cube's silhouette: the median blob under the clicks (a median, so a click on a
+    # cube touching others does not inflate it).
+    counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
+    coarse = counter.resolve(counter.labels(rect))
+    comps, _ = find_blobs(coarse, len(model.names), 1.0)
+    areas = {}
+    for pts in clicks.values():
+        for rx, ry in pts:
+            comp = comps[min(int(ry), rect_size[1] - 1), min(int(rx), rect_size[0] - 1)]
+            if comp:
+                areas[comp] = float(np.count_nonzero(comps == comp))
     if not areas:
         raise CalibrationError("no clicked cube stands out from the tray floor; check the clicks and the light")
-    top_size = float(np.sqrt(np.median(tops)))
-    scale = min(1.0, CUBE_PIXELS / max(top_size, 1.0))
-    rect_size = (max(8, round(nat_w * scale)), max(8, round(nat_h * scale)))
-    cube_area = float(np.median(areas)) * (rect_size[0] / rw) * (rect_size[1] / rh)
-    cube_size = top_size * scale
+    cube_area = float(np.median(list(areas.values())))
 
     w, h = size
     profile = Profile(
         frame_size=size,
         corners=tuple((float(x) / w, float(y) / h) for x, y in corners),
-        rect_size=rect_size, cube_size=cube_size, cube_area=cube_area,
-        floor_pixels=_sample(floor_px, rng), colour_pixels=colour_px,
-        clicks={n: tuple((float(x) / w, float(y) / h) for x, y in np.asarray(p, float).reshape(-1, 2))
-                for n, p in samples.items()},
+        rect_size=rect_size, cube_size=top_size * scale, cube_area=cube_area,
+        floor_pixels=floor_px, colour_pixels=colour_px,
+        clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
+        floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
         camera_controls=dict(camera_controls or {}))
-    return profile, quality_report(model, colour_px, cube_size)
-
-
-def _floor_pixels(rect: np.ndarray, faces: list[np.ndarray]) -> np.ndarray:
-    """Pixels of the bare floor: the share of the tray closest to its median colour, clicks excluded."""
-    px = rect.reshape(-1, 3).astype(np.float32)
-    if faces:
-        px = px[~np.logical_or.reduce(faces).reshape(-1)]
-    median = np.median(px, axis=0)
-    d = np.linalg.norm(px - median, axis=1)
-    return px[d <= np.quantile(d, FLOOR_SHARE)]
+    return profile, quality_report(model, colour_px, top_size * scale)
 
 
 def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
@@ -144,4 +157,5 @@ def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
         raise CalibrationError(f"calibration does not fit a {frame_size[0]}x{frame_size[1]} frame: {e}") from None
     model = ColourModel(profile.floor_pixels, profile.colour_pixels)
     return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
-                   profile.cube_size, frame_size)
+                   profile.cube_size, frame_size, floor_field=profile.floor_field or None,
+                   shadow_level=profile.shadow_level)

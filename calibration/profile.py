@@ -32,6 +32,8 @@ class Profile:
     floor_pixels: np.ndarray                        # Nx3 BGR samples of the bare floor
     colour_pixels: dict[str, np.ndarray]            # colour -> Nx3 BGR samples of its cubes' faces
     clicks: dict[str, tuple[tuple[float, float], ...]]  # colour -> relative click positions
+    floor_field: tuple[float, ...] = ()             # lit floor brightness: quadratic over the rectified tray
+    shadow_level: float | None = None               # cast shadows' brightness relative to the lit floor
     camera_controls: dict = field(default_factory=dict)  # locked exposure/gains, restored with the profile
     version: int = VERSION
 
@@ -56,6 +58,8 @@ class Profile:
             "colours": {name: {"pixels": np.asarray(px, dtype=int).tolist(),
                                "clicks": [[round(x, 6), round(y, 6)] for x, y in self.clicks.get(name, ())]}
                         for name, px in self.colour_pixels.items()},
+            "floor_field": [round(float(v), 5) for v in self.floor_field],
+            "shadow_level": None if self.shadow_level is None else round(float(self.shadow_level), 4),
             "camera_controls": dict(self.camera_controls),
         }
 
@@ -83,6 +87,8 @@ class Profile:
                 colour_pixels={str(n): _pixels(c["pixels"]) for n, c in colours.items()},
                 clicks={str(n): tuple((float(x), float(y)) for x, y in c.get("clicks", []))
                         for n, c in colours.items()},
+                floor_field=tuple(float(v) for v in data.get("floor_field") or ()),
+                shadow_level=None if data.get("shadow_level") is None else float(data["shadow_level"]),
                 camera_controls=dict(data.get("camera_controls") or {}),
                 version=VERSION,
             )

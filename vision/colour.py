@@ -1,15 +1,21 @@
 """Colour model learned from calibration clicks, as one lookup table over quantised BGR.
 
-Each class (the bare floor, and every calibrated cube colour) is a few prototype BGR values
-(k-means of its samples). A painted face under one light is its prototype scaled by how
-much light it gets, so a class covers the ray segment s * prototype for s in a range: the
-lit top, the shaded sides (darker) and glints (brighter); for the floor the range reaches
-down into cast shadows. A pixel belongs to the nearest class whose segment it lies within
-a noise tolerance of; near none it is UNKNOWN, never forced into the nearest class.
+Frames are first normalised toward the light at calibration time, using the tray floor as
+the live reference (the one surface always in view): a smooth brightness field fitted to
+the lit floor removes vignetting, lamp fall-off and light-strength drift, and per-channel
+gains bring the floor back to its calibration colour (von Kries), which removes colour
+temperature drift.
 
-Light that drifts after calibration is corrected per frame from the tray floor, the one
-surface that is always in view: per-channel gains bring the floor back to its calibration
-colour (von Kries), applied through the per-channel quantisation tables for free.
+Each class (the floor, and every calibrated cube colour) is a few prototype BGR values
+(k-means of its samples). A painted face under one light is its prototype scaled by how
+much light it gets, so a class covers the segment s * prototype for s in a range: lit top,
+shaded sides, glints. A pixel belongs to the nearest class it lies within tolerance of;
+near none it is UNKNOWN, never forced into the nearest class.
+
+Floor-coloured pixels darker than the lit floor get their own DARK labels by darkness, so
+the counter can decide per frame, from where the cast shadows of this frame lie, which
+darkness is shadow and which (on a grey tray, where black paint is floor-coloured) is a
+black cube.
 """
 from __future__ import annotations
 
@@ -18,18 +24,22 @@ import numpy as np
 
 from vision.errors import VisionError
 
+# Label values of the lookup table: 1..K cube colours; then these.
 FLOOR = 0
 UNKNOWN = 255
+DARK_BASE = 200          # DARK_BASE + i: floor-coloured at darkness bin i
+DARK_LEVELS = np.linspace(0.22, 0.86, 17)   # bin edges, fraction of the lit floor's brightness
 # Bins per channel, spaced on a square-root scale: fine steps in the dark, where black
 # cubes and shadows must be told apart, coarse in the bright.
 BINS = 40
-# Light a cube face gets relative to the clicked face: shaded sides down to this, glints up to that.
-FACE_SHADING = (0.3, 1.4)
-# The floor in a cast shadow keeps at least this fraction of its light (ambient light).
-FLOOR_SHADING = (0.33, 1.3)
+# Light a cube face gets relative to the clicked (lit top) face: shaded sides down to
+# this, glints up to that.
+FACE_SHADING = (0.28, 1.45)
+# The lit floor: texture, uneven light and the fit's residue stay within this range.
+FLOOR_SHADING = (0.86, 1.35)
 # Tolerance around a class: this many levels plus this fraction of the colour's brightness.
 NOISE_LEVELS = 7.0
-NOISE_RELATIVE = 0.14
+NOISE_RELATIVE = 0.13
 PROTOTYPES = 6
 
 
@@ -38,9 +48,7 @@ def _bin_centres() -> np.ndarray:
     return (edges[:-1] + edges[1:]) / 2
 
 
-def _channel_table(gain: float) -> np.ndarray:
-    v = np.clip(np.arange(256, dtype=np.float64) * gain, 0, 255.999)
-    return np.minimum((np.sqrt(v / 256.0) * BINS).astype(np.uint8), BINS - 1)
+_QUANTISE = np.minimum((np.sqrt(np.arange(256) / 256.0) * BINS).astype(np.uint8), BINS - 1)
 
 
 def prototypes(samples: np.ndarray, k: int = PROTOTYPES) -> np.ndarray:
@@ -55,19 +63,65 @@ def prototypes(samples: np.ndarray, k: int = PROTOTYPES) -> np.ndarray:
     return centres
 
 
-def segment_distance(colours: np.ndarray, protos: np.ndarray, shading: tuple[float, float]) -> np.ndarray:
-    """Distance of each colour (Nx3) to the nearest shaded prototype, in tolerance units (<1: inside)."""
+def segment_distance(colours: np.ndarray, protos: np.ndarray, shading: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Distance of each colour (Nx3) to the nearest shaded prototype in tolerance units
+    (<1: inside), and the shading s at which it is nearest."""
     c = colours[:, None, :]
     p = protos[None, :, :].astype(np.float64)
     pp = np.maximum((p * p).sum(-1), 1.0)
     s = np.clip((c * p).sum(-1) / pp, *shading)
     residual = np.linalg.norm(c - s[..., None] * p, axis=-1)
     tolerance = NOISE_LEVELS + NOISE_RELATIVE * s * np.sqrt(pp)
-    return (residual / tolerance).min(axis=1)
+    d = residual / tolerance
+    best = d.argmin(axis=1)
+    rows = np.arange(len(colours))
+    return d[rows, best], s[rows, best]
+
+
+class FloorField:
+    """A smooth model of the lit floor's brightness over the rectified tray (a quadratic
+    surface: vignetting and lamp fall-off are smooth), and per-channel gains."""
+
+    def __init__(self, size: tuple[int, int], reference: np.ndarray):
+        w, h = size
+        self.size = size
+        self.reference = np.asarray(reference, dtype=np.float64)   # calibration floor BGR
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        x, y = x / w - 0.5, y / h - 0.5
+        self.basis = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+        self.coef = np.array([self.reference.mean(), 0, 0, 0, 0, 0], np.float64)
+        self.gains = np.ones(3)
+
+    def scale(self) -> np.ndarray:
+        """Per-pixel, per-channel factors that map this frame to the calibration light."""
+        field = np.tensordot(self.coef.astype(np.float32), self.basis, axes=1)
+        field = np.maximum(field, 2.0)
+        k = (self.reference.mean() / field)
+        return k[..., None] * self.gains.astype(np.float32)[None, None, :]
+
+    def fit(self, image: np.ndarray, floor_mask: np.ndarray, step: int = 3) -> bool:
+        """Refit from the pixels known to be lit floor; False when too few are visible."""
+        m = floor_mask[::step, ::step]
+        if np.count_nonzero(m) < 0.15 * m.size:
+            return False
+        px = image[::step, ::step][m].astype(np.float64)
+        A = self.basis[:, ::step, ::step][:, m].T.astype(np.float64)
+        b = px.mean(axis=1)
+        coef, *_ = np.linalg.lstsq(A, b, rcond=None)
+        field = A @ coef
+        if np.any(field <= 1):
+            return False
+        self.coef = coef
+        self.gains = self.reference / np.maximum(np.median(px / field[:, None], axis=0) * self.reference.mean(), 1e-3)
+        return True
+
+    def normalise(self, image: np.ndarray) -> np.ndarray:
+        return np.clip(image.astype(np.float32) * self.scale(), 0, 255).astype(np.uint8)
 
 
 class ColourModel:
-    """Classifies pixels into FLOOR, 1..len(names) (cube colours, in `names` order) or UNKNOWN."""
+    """Classifies normalised pixels into FLOOR, 1..K (cube colours, in `names` order),
+    DARK_BASE+i (floor colour at darkness bin i) or UNKNOWN."""
 
     def __init__(self, floor_pixels: np.ndarray, colour_pixels: dict[str, np.ndarray]):
         if not colour_pixels:
@@ -80,37 +134,34 @@ class ColourModel:
         centres = _bin_centres()
         b, g, r = np.meshgrid(centres, centres, centres, indexing="ij")
         grid = np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1)
-        self.distances = self.class_distances(grid)
-        best = self.distances.argmin(axis=1)
-        labels = np.where(self.distances[np.arange(len(grid)), best] < 1.0, best, UNKNOWN)
-        self.table = labels.astype(np.uint8)
-        self.gains = np.ones(3)
+        self.table = self.labels_of(grid)
 
     def class_distances(self, colours: np.ndarray) -> np.ndarray:
-        """Nx(1+K) distances in tolerance units: column 0 the floor, then each colour."""
+        """Nx(1+K) distances in tolerance units: column 0 the floor (lit or in shadow), then each colour."""
         colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
-        cols = [segment_distance(colours, self.floor_protos, FLOOR_SHADING)]
-        cols += [segment_distance(colours, self.colour_protos[n], FACE_SHADING) for n in self.names]
+        cols = [segment_distance(colours, self.floor_protos, (DARK_LEVELS[0], FLOOR_SHADING[1]))[0]]
+        cols += [segment_distance(colours, self.colour_protos[n], FACE_SHADING)[0] for n in self.names]
         return np.stack(cols, axis=1)
 
-    def classify(self, image: np.ndarray, gains=None) -> np.ndarray:
-        """Label image (uint8) of a BGR image, after per-channel light-correction gains."""
-        gains = self.gains if gains is None else gains
-        chans = cv2.split(image)
-        idx = [cv2.LUT(ch, _channel_table(g)).astype(np.int32) for ch, g in zip(chans, gains)]
-        return self.table[(idx[0] * BINS + idx[1]) * BINS + idx[2]]
+    def labels_of(self, colours: np.ndarray) -> np.ndarray:
+        colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
+        lit, _ = segment_distance(colours, self.floor_protos, FLOOR_SHADING)
+        dark, s = segment_distance(colours, self.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
+        cubes = np.stack([segment_distance(colours, self.colour_protos[n], FACE_SHADING)[0]
+                          for n in self.names], axis=1)
+        best = cubes.argmin(axis=1)
+        best_d = cubes[np.arange(len(colours)), best]
+        labels = np.where(best_d < 1.0, best + 1, UNKNOWN)
+        # Floor colour wins ties: a pixel that fits the floor is floor (or shadow) unless a
+        # cube colour fits it clearly better.
+        floor_d = np.minimum(lit, dark)
+        is_floor = (floor_d < 1.0) & (floor_d <= best_d + 0.5)
+        dark_bin = np.clip(np.searchsorted(DARK_LEVELS, s) - 1, 0, len(DARK_LEVELS) - 2)
+        floor_labels = np.where(lit <= dark, FLOOR, DARK_BASE + dark_bin)
+        return np.where(is_floor, floor_labels, labels).astype(np.uint8)
 
-    def light_gains(self, image: np.ndarray, labels: np.ndarray | None = None) -> np.ndarray:
-        """Per-channel gains that bring this frame's floor back to its calibration colour.
-
-        The floor is the brightest-half of pixels the current model calls floor (cast
-        shadows excluded); with no labels yet, the image median (the floor fills most of
-        the tray).
-        """
-        px = image.reshape(-1, 3)
-        if labels is not None:
-            floor = px[labels.reshape(-1) == FLOOR]
-            if len(floor) > 0.2 * len(px):
-                px = floor
-        now = np.median(px, axis=0).astype(np.float64)
-        return self.floor_reference / np.maximum(now, 4.0)
+    def classify(self, normalised: np.ndarray) -> np.ndarray:
+        """Label image (uint8) of a normalised BGR image."""
+        q = cv2.LUT(normalised, _QUANTISE)
+        idx = q.astype(np.int32)
+        return self.table[(idx[..., 0] * BINS + idx[..., 1]) * BINS + idx[..., 2]]

@@ -4,16 +4,23 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
-from vision.colour import ColourModel
+from vision.colour import DARK_BASE, DARK_LEVELS, FLOOR, UNKNOWN, ColourModel, FloorField
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry
 from vision.segment import find_blobs
 from vision.split import split_blob
 
-# Light correction is redone when the floor's gains moved by more than this (relative).
-GAIN_TOLERANCE = 0.03
+# The floor field is refitted and the frame classified again when the light moved by more
+# than this (relative), so a single photograph gets the same correction as a live stream.
+REFIT_TOLERANCE = 0.03
+# Floor-coloured pixels this much darker than the cast shadows of this frame are not
+# shadow: a black cube on a grey tray, or the dark side of a cube.
+SHADOW_MARGIN = 0.07
+# Cast shadows keep at least this much of the floor's light when no shadow is seen.
+DEFAULT_SHADOW = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,15 +47,73 @@ class FrameCount:
                            "confidence": round(c.confidence, 3)} for c in self.cubes]}
 
 
+def dark_level(label: int) -> float:
+    """Darkness (fraction of the lit floor) at the middle of a DARK label's bin."""
+    i = label - DARK_BASE
+    return float((DARK_LEVELS[i] + DARK_LEVELS[i + 1]) / 2)
+
+
 class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
-                 frame_size: tuple[int, int]):
+                 frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
+                 shadow_level: float | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area
         self.cube_size = cube_size
         self.frame_size = tuple(frame_size)
-        self.gains = np.ones(3)
+        self.field = FloorField(geometry.rect_size, model.floor_reference)
+        if floor_field is not None:
+            self.field.coef = np.asarray(floor_field, dtype=np.float64)
+        self.shadow_level = shadow_level if shadow_level is not None else DEFAULT_SHADOW
+        # Cube colours whose lit faces are floor-coloured (black paint on a grey tray):
+        # darkness level of their faces.
+        self.dark_colours = {}
+        for k, name in enumerate(model.names):
+            label = int(model.labels_of(np.median(model.colour_protos[name], axis=0))[0])
+            if label >= DARK_BASE and label != UNKNOWN:
+                self.dark_colours[k + 1] = dark_level(label)
+
+    def labels(self, rect: np.ndarray) -> np.ndarray:
+        """Fine labels of a rectified frame, after correcting the light toward calibration."""
+        labels = self.model.classify(self.field.normalise(rect))
+        before = self.field.scale()[::16, ::16]
+        if self.field.fit(rect, labels == FLOOR):
+            change = np.abs(self.field.scale()[::16, ::16] / before - 1).max()
+            if change > REFIT_TOLERANCE:
+                labels = self.model.classify(self.field.normalise(rect))
+        return labels
+
+    def resolve(self, labels: np.ndarray) -> np.ndarray:
+        """Coarse labels: FLOOR (lit or shadow), 1..K colours, K+1 unknown, K+2 dark cube part."""
+        n = len(self.model.names)
+        remap = np.full(256, n + 1, np.uint8)
+        remap[FLOOR] = FLOOR
+        remap[1:n + 1] = np.arange(1, n + 1)
+        for label in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1):
+            level = dark_level(label)
+            if level >= self.shadow_level - SHADOW_MARGIN:
+                remap[label] = FLOOR
+            elif self.dark_colours:
+                remap[label] = min(self.dark_colours, key=lambda c: abs(self.dark_colours[c] - level))
+            else:
+                remap[label] = n + 2
+        return remap[labels]
+
+    def _shadow_level(self, labels: np.ndarray) -> float:
+        """The darkness of this frame's cast shadows: the commonest darkness right next to
+        coloured cubes (where their shadows fall)."""
+        n = len(self.model.names)
+        cubes = ((labels >= 1) & (labels <= n)).astype(np.uint8)
+        for c in self.dark_colours:
+            cubes[labels == c] = 0
+        ring = cv2.dilate(cubes, np.ones((5, 5), np.uint8)) > 0
+        dark = labels[ring]
+        dark = dark[(dark >= DARK_BASE) & (dark != UNKNOWN)]
+        if len(dark) < 0.3 * self.cube_area:
+            return self.shadow_level
+        hist = np.bincount(dark - DARK_BASE, minlength=len(DARK_LEVELS) - 1)
+        return dark_level(DARK_BASE + int(hist.argmax()))
 
     def count(self, frame: np.ndarray) -> FrameCount:
         start = time.perf_counter()
@@ -58,14 +123,10 @@ class Counter:
             raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
                               f"for {self.frame_size[0]}x{self.frame_size[1]}")
         rect = self.geometry.rectify(frame)
-        labels = self.model.classify(rect, self.gains)
-        gains = self.model.light_gains(rect, labels)
-        if np.max(np.abs(gains / self.gains - 1)) > GAIN_TOLERANCE:
-            self.gains = gains
-            labels = self.model.classify(rect, gains)
-        n_colours = len(self.model.names)
-        comps, blobs = find_blobs(labels, n_colours, self.cube_area)
-        parts = [p for blob in blobs for p in split_blob(blob, comps, labels, n_colours, self.cube_area)]
+        coarse = self.resolve(self.labels(rect))
+        n = len(self.model.names)
+        comps, blobs = find_blobs(coarse, n, self.cube_area)
+        parts = [p for blob in blobs for p in split_blob(blob, comps, coarse, n, self.cube_area)]
         return self._result(parts, start)
 
     def _result(self, parts, start) -> FrameCount:

@@ -30,7 +30,8 @@ def check_corners(corners, frame_size: tuple[int, int]) -> np.ndarray:
         if not (0 <= x <= w - 1 and 0 <= y <= h - 1):
             raise VisionError(f"tray corner {i + 1} ({x:g},{y:g}) is outside the {w}x{h} frame")
     # Clockwise in image coordinates (y down) means every cross product is positive.
-    cross = [np.cross(pts[(i + 1) % 4] - pts[i], pts[(i + 2) % 4] - pts[(i + 1) % 4]) for i in range(4)]
+    edges = np.roll(pts, -1, axis=0) - pts
+    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
     if not all(c > 0 for c in cross):
         raise VisionError("tray corners must form a convex shape given clockwise from top-left")
     if cv2.contourArea(pts.astype(np.float32)) < 0.01 * w * h:

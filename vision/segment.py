@@ -1,8 +1,9 @@
-"""Cubes versus floor versus shadows: connected blobs of non-floor pixels on the rectified tray.
+"""Cubes versus floor versus shadows: connected blobs of cube pixels on the rectified tray.
 
-The colour model already calls cast shadows floor (the floor's own colour, darker), and a
-black cube black (darker still, and of black's hue); what is left here is grouping the
-labelled pixels into blobs and dropping specks too small to be any part of a cube.
+The colour model and the counter's shadow decision have already called cast shadows floor
+(the floor's own colour, as dark as this frame's shadows) and a black cube black (darker
+than any shadow, or of black's hue); what is left here is grouping the coarse labels into
+blobs and dropping specks too small to be any part of a cube.
 """
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.colour import FLOOR, UNKNOWN
+from vision.colour import FLOOR
 
 # A blob smaller than this fraction of one cube is noise or a glint on the floor.
 MIN_BLOB_FRACTION = 0.2
+# Clicked corners are a few pixels off, so a band this wide (rectified px) along the
+# tray's edge may show the foot of the wall; blobs lying mostly in it are wall, not cubes.
+EDGE_BAND = 3
+EDGE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -23,22 +28,24 @@ class Blob:
     area: int                  # pixels
     box: tuple[int, int, int, int]  # x, y, w, h
     centre: tuple[float, float]     # rectified px
-    class_pixels: np.ndarray   # pixels per class: [floor, colour 1..K, unknown]
+    class_pixels: np.ndarray   # pixels per coarse class: [floor, colour 1..K, unknown, dark part]
 
 
-def find_blobs(labels: np.ndarray, n_colours: int, cube_area: float) -> tuple[np.ndarray, list[Blob]]:
+def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float) -> tuple[np.ndarray, list[Blob]]:
     """Component image and the blobs big enough to hold part of a cube."""
-    foreground = (labels != FLOOR).astype(np.uint8)
+    foreground = (coarse != FLOOR).astype(np.uint8)
     # One-pixel specks and hairlines (noise, JPEG ringing on the floor) are not cubes.
     foreground = cv2.morphologyEx(foreground, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, comps, stats, centroids = cv2.connectedComponentsWithStats(foreground, connectivity=4)
-    classes = np.where(labels == UNKNOWN, n_colours + 1, labels).astype(np.int32)
-    per_class = np.bincount((comps.astype(np.int32) * (n_colours + 2) + classes).ravel(),
-                            minlength=n * (n_colours + 2)).reshape(n, n_colours + 2)
+    classes = n_colours + 3
+    per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
+    h, w = coarse.shape
+    band = EDGE_BAND
+    inner = np.bincount(comps[band:h - band, band:w - band].ravel(), minlength=n)
     blobs = []
     for i in range(1, n):
         area = int(stats[i, cv2.CC_STAT_AREA])
-        if area < MIN_BLOB_FRACTION * cube_area:
+        if area < MIN_BLOB_FRACTION * cube_area or inner[i] < (1 - EDGE_SHARE) * area:
             continue
         x, y, w, h = (int(v) for v in stats[i, :4])
         blobs.append(Blob(i, area, (x, y, w, h), (float(centroids[i, 0]), float(centroids[i, 1])),

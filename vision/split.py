@@ -32,28 +32,36 @@ class Part:
 def cubes_in_area(area: float, cube_area: float) -> tuple[int, float]:
     """Number of cubes that explain `area`, and a confidence 0..1 in that number."""
     ratio = area / cube_area
-    n = int(np.floor(ratio)) + (1 if ratio - np.floor(ratio) >= ROUND_UP_FROM else 0)
-    n = max(n, 1)
-    distance = abs(ratio - n) if ratio < n else (ratio - n)
-    confidence = float(np.clip(1.0 - 2.0 * distance / max(1.0, n ** 0.5), 0.0, 1.0))
+    n = max(int(np.floor(ratio)) + (1 if ratio - np.floor(ratio) >= ROUND_UP_FROM else 0), 1)
+    confidence = float(np.clip(1.0 - 2.0 * abs(ratio - n) / max(1.0, n ** 0.5), 0.0, 1.0))
     return n, confidence
 
 
-def split_blob(blob: Blob, comps: np.ndarray, labels: np.ndarray, n_colours: int, cube_area: float) -> list[Part]:
-    parts: list[Part] = []
-    unknown = n_colours + 1
+def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, cube_area: float) -> list[Part]:
+    unknown, dark_part = n_colours + 1, n_colours + 2
+    pixels = blob.class_pixels.astype(float)
+    colours = [c for c in range(1, n_colours + 1) if pixels[c] >= MIN_COLOUR_FRACTION * cube_area]
+    # Dark cube parts (shaded sides too dark to name) belong to the blob's colours.
+    extra = pixels[dark_part]
+    if colours:
+        total = sum(pixels[c] for c in colours)
+        areas = {c: pixels[c] + extra * pixels[c] / total for c in colours}
+    else:
+        areas = {}
+        pixels[unknown] += extra
+    if pixels[unknown] >= MIN_UNKNOWN_FRACTION * cube_area:
+        areas[None] = pixels[unknown]
     x, y, w, h = blob.box
-    for cls in range(1, n_colours + 2):
-        pixels = int(blob.class_pixels[cls])
-        floor_share = MIN_UNKNOWN_FRACTION if cls == unknown else MIN_COLOUR_FRACTION
-        if pixels < floor_share * cube_area:
-            continue
-        n, confidence = cubes_in_area(pixels, cube_area)
-        want = 255 if cls == unknown else cls
-        ys, xs = np.nonzero((comps[y:y + h, x:x + w] == blob.index) & (labels[y:y + h, x:x + w] == want))
+    inside = comps[y:y + h, x:x + w] == blob.index
+    parts: list[Part] = []
+    for cls, area in areas.items():
+        n, confidence = cubes_in_area(area, cube_area)
+        want = coarse[y:y + h, x:x + w] == (unknown if cls is None else cls)
+        ys, xs = np.nonzero(inside & want)
+        if len(xs) == 0:
+            ys, xs = np.nonzero(inside)
         points = np.column_stack([xs + x, ys + y]).astype(np.float32)
-        for centre in _centres(points, n):
-            parts.append(Part(None if cls == unknown else cls, centre, confidence))
+        parts += [Part(cls, centre, confidence) for centre in _centres(points, n)]
     return parts
 
 

@@ -1,0 +1,69 @@
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import build_profile, load_profile, make_counter, save_profile
+from calibration.errors import CalibrationError
+from calibration.profile import VERSION
+from tests.vision.synth import CORNERS, clicks, tray_image
+
+CUBES = [(150, 150, "red"), (300, 200, "blue"), (420, 320, "black")]
+
+
+@pytest.fixture(scope="module")
+def profile():
+    return build_profile(tray_image(CUBES), CORNERS, clicks(CUBES))[0]
+
+
+def test_round_trip_keeps_everything(profile, tmp_path):
+    path = tmp_path / "cal.json"
+    save_profile(profile, path)
+    back = load_profile(path)
+    assert back.colours == ["red", "blue", "black"]
+    assert back.rect_size == profile.rect_size and back.frame_size == (640, 480)
+    assert np.allclose(back.corners, profile.corners, atol=1e-6)
+    assert np.array_equal(back.floor_pixels, np.round(profile.floor_pixels))
+    assert np.allclose(back.clicks["red"], profile.clicks["red"])
+    data = json.loads(path.read_text())
+    assert data["version"] == VERSION and data["format"] == "tower-companion-calibration"
+    # positions are relative to the frame size
+    assert all(0 <= v <= 1 for xy in data["corners"] for v in xy)
+
+
+def test_camera_controls_are_stored_and_restored(tmp_path):
+    img = tray_image(CUBES)
+    controls = {"ExposureTime": 12000, "AnalogueGain": 1.5, "ColourGains": [1.8, 1.4]}
+    profile, _ = build_profile(img, CORNERS, clicks(CUBES), camera_controls=controls)
+    save_profile(profile, tmp_path / "c.json")
+    assert load_profile(tmp_path / "c.json").camera_controls == controls
+
+
+def test_newer_older_and_damaged_files_fail_clearly(profile, tmp_path):
+    path = tmp_path / "cal.json"
+    data = profile.to_dict()
+    for version, message in ((VERSION + 1, "newer Tower Companion"), (0, "not supported")):
+        path.write_text(json.dumps({**data, "version": version}))
+        with pytest.raises(CalibrationError, match=message):
+            load_profile(path)
+    path.write_text(json.dumps({**data, "floor_pixels": "x"}))
+    with pytest.raises(CalibrationError, match="damaged"):
+        load_profile(path)
+    path.write_text("{not json")
+    with pytest.raises(CalibrationError, match="not valid JSON"):
+        load_profile(path)
+    path.write_text(json.dumps({"hello": 1}))
+    with pytest.raises(CalibrationError, match="not a Tower Companion calibration"):
+        load_profile(path)
+    with pytest.raises(CalibrationError, match="no such calibration profile"):
+        load_profile(tmp_path / "missing.json")
+
+
+def test_a_profile_made_at_640x480_counts_at_1280x960(profile):
+    scene = [(150, 150, "red"), (174, 150, "red"), (300, 300, "blue"), (450, 380, "black")]
+    small = tray_image(scene, seed=5)
+    big = cv2.resize(small, (1280, 960), interpolation=cv2.INTER_LINEAR)
+    for frame in (small, big):
+        result = make_counter(profile, (frame.shape[1], frame.shape[0])).count(frame)
+        assert result.counts == {"red": 2, "blue": 1, "black": 1} and result.unknown == 0
