@@ -17,6 +17,8 @@ log = logging.getLogger("companion.serve")
 # Waitress worker threads: every page holds one for /events and a phone may watch the
 # preview too, so 30 streaming clients plus ordinary requests must fit.
 THREADS = 48
+# The simulated tray's table; a fixed default keeps the saved calibration valid across starts.
+DEMO_SEED = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", metavar="DIR", help="data directory (game database, calibration, PIN)")
     p.add_argument("--host", metavar="H", help="address to listen on (default from config: 127.0.0.1)")
     p.add_argument("--port", metavar="P", type=int, help="port to listen on (default from config: 8080)")
-    p.add_argument("--seed", type=int, default=None, help="random seed of the simulated tray")
+    p.add_argument("--seed", type=int, default=DEMO_SEED,
+                   help=f"the simulated tray's table (camera, light, paint; default {DEMO_SEED}); its "
+                        "calibration is saved in the data directory, so keep one seed per data directory")
     p.set_defaults(func=run)
 
 
@@ -56,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 class Server:
     """The parts of a running companion, in start order; `close()` stops them in reverse."""
 
-    def __init__(self, config: Config, demo: bool = False, seed: int | None = None) -> None:
+    def __init__(self, config: Config, demo: bool = False, seed: int = DEMO_SEED) -> None:
         self.config = config
         self.demo = demo
         self.seed = seed
@@ -149,9 +153,11 @@ class Server:
         if not hasattr(source, "calibration_clicks"):
             log.warning("no calibration profile at %s: calibrate on the page (/calibrate) before counting", path)
             return None
-        frame = source.read(timeout=self.config.camera.timeout)
+        # The clicks lay out one cube of each colour; the frame after that shows them.
         corners, samples = source.calibration_clicks()
-        profile, report = build_profile(frame.image, corners, samples)
+        frame = source.read(timeout=self.config.camera.timeout)
+        profile, _ = build_profile(frame.image, corners, samples)
+        source.clear()
         save_profile(profile, path)
         log.info("calibrated the simulated tray: %s", path)
         return profile

@@ -28,6 +28,7 @@ from companion.service.bus import Event, EventBus
 from companion.service.phases import BattleRecord, PhaseError
 from companion.store import Store
 from firmware.camera import CameraLost, EndOfStream, Frame, FrameSource
+from firmware.errors import FirmwareError
 from vision.errors import VisionError
 from calibration.errors import CalibrationError
 
@@ -111,6 +112,8 @@ class TableService:
             if record["status"] in phases.OPEN:
                 self.battle = BattleRecord.from_dict(record)
         self.bus.preload(Event(**e) for e in self.store.events(limit=200))
+        if self.auto_drop:
+            self._tray_commands.append(self._match_simulated_tray)
         if self.battle is not None:
             log.info("resuming battle %d (%s)", self.battle.id, self.battle.status)
             if self.battle.status != phases.COUNTED and self.auto_drop:
@@ -160,7 +163,10 @@ class TableService:
         timeout = self.config.camera.timeout
         while not self._stop.is_set():
             while self._tray_commands:
-                self._tray_commands.popleft()()
+                try:
+                    self._tray_commands.popleft()()
+                except FirmwareError as e:
+                    log.warning("simulated tray: %s", e)
             try:
                 frame = self.source.read(timeout=timeout)
             except EndOfStream as e:
@@ -194,11 +200,15 @@ class TableService:
         if event is None:
             return
         result = self._count(event.image)
-        found = dict(result.counts)
+        found = {c: n for c, n in result.counts.items() if n}
         with self._lock:
             record = self.battle
             if record is None or record.status == phases.COUNTED:
                 self._tray = found
+                return
+            if record.status == phases.WAITING:
+                # Still since before the throw: the tray as it is before the cubes come out.
+                self._tray = self._baseline = found
                 return
             if self._baseline is not None and _within(found, self._baseline):
                 # Only cubes taken out (the cup picked up to be thrown): still waiting.
@@ -334,7 +344,7 @@ class TableService:
             if self.auto_drop:
                 # The table clears the tray after a battle: all but the cup leaves it.
                 leaving = Counter(applied.emerged or {}) - Counter(outcome.cup_after)
-                self._tray_commands.append(lambda: self.source.remove(dict(leaving)))
+                self._tray_commands.append(lambda: self._take_from_tray(dict(leaving)))
                 self._tray = dict(outcome.cup_after)
             if self.turn and self.turn["status"] == turns.BATTLES:
                 # The round's battles: the service declares the next one itself.
@@ -367,10 +377,20 @@ class TableService:
 
         def drop() -> None:
             # The cup is picked up out of the tray and thrown in with the armies.
-            if record.cup:
-                self.source.remove(dict(record.cup))
+            self._take_from_tray(record.cup)
             self.source.throw(cubes)
         self._tray_commands.append(drop)
+
+    def _take_from_tray(self, cubes: Mapping[str, int]) -> None:
+        """Take cubes out of the simulated tray (as many as it holds: a miscount may claim more)."""
+        have = self.source.contents()
+        take = {c: min(n, have.get(c, 0)) for c, n in cubes.items() if min(n, have.get(c, 0))}
+        if take:
+            self.source.remove(take)
+
+    def _match_simulated_tray(self) -> None:
+        # The simulated tray starts with cubes of its own; the table's tray holds just the cup.
+        self._take_from_tray(dict(Counter(self.source.contents()) - Counter(self.ledger.cup)))
 
     def _ledger_after(self, battle: Battle, outcome: Outcome) -> tuple[Ledger, list[str]]:
         ledger = self.ledger

@@ -102,3 +102,49 @@ def test_load_twenty_event_clients_and_five_streams_miss_nothing(tmp_path):
         assert all(n > 0 for n in result.mjpeg_frames)
         state = server.get("/api/state")[1]
         assert [s["kind"] for s in state["history"]].count("battle") == 10
+
+
+def test_sigkill_at_each_phase_of_an_automaton_turn(tmp_path):
+    data = tmp_path / "data"
+    players = [{"colour": "red", "automaton": False}, {"colour": "blue", "automaton": True}]
+    with ServerProcess(data) as server:
+        assert server.post("/api/game", {"seed": 3, "players": players})[0] == 201
+        assert server.post("/api/automaton/next")[1]["status"] == "human"
+        decision = server.post("/api/automaton/next")[1]
+        assert decision["status"] == "waiting"
+        server.kill()
+    # Killed while the decision waits for the table: shown again, same words, nothing applied.
+    with ServerProcess(data) as server:
+        state = server.get("/api/state")[1]
+        assert state["automaton"]["status"] == "waiting" and state["automaton"]["text"] == decision["text"]
+        assert state["history"][-1]["kind"] == "round"
+        assert server.post("/api/automaton/confirm")[0] == 200
+        confirmed = server.get("/api/state")[1]
+        server.kill()
+    # Killed right after the confirmation: the step is intact.
+    with ServerProcess(data) as server:
+        state = server.get("/api/state")[1]
+        assert state["game"] == confirmed["game"] and state["ledger"] == confirmed["ledger"]
+        assert state["history"][-1]["kind"] == "automaton" and state["automaton"]["status"] == "done"
+        while True:  # on to the round's battles, which the service declares itself
+            step = server.post("/api/automaton/next")[1]
+            if step["status"] == "waiting":
+                server.post("/api/automaton/confirm")
+            if step["status"] == "battles":
+                break
+        battle = server.get("/api/state")[1]["battle"]
+        assert battle["origin"] == "automaton"
+        server.kill()
+    # Killed with the automaton's battle waiting for its throw: resumed, dropped, counted, applied.
+    with ServerProcess(data) as server:
+        state = server.wait_for(counted, what="the automaton's battle to be counted after a restart")
+        assert state["battle"]["id"] == battle["id"] and state["automaton"]["status"] == "battles"
+        status, applied = server.post(f"/api/battles/{battle['id']}/confirm")
+        assert status == 200
+        state = server.get("/api/state")[1]
+        assert "attacker" not in state["game"]["territories"].get(battle["territory"], {})
+        server.kill()
+    with ServerProcess(data) as server:
+        state = server.get("/api/state")[1]
+        assert server.get(f"/api/battles/{battle['id']}")[1]["status"] == "applied"
+        assert state["history"][-1]["kind"] in ("battle", "round_end")
