@@ -19,6 +19,13 @@ _LOCAL = np.array([[(1 if i & 1 else -1), (1 if i & 2 else -1), (1 if i & 4 else
 _FACES = np.array([(4, 5, 7, 6), (0, 2, 3, 1), (0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3)])
 _NORMALS = np.array([(0, 0, 1), (0, 0, -1), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0)], float)
 SHIFT = 4  # sub-pixel bits for OpenCV drawing
+# Per side face, positions in _FACES of its two bottom corners and the corners above them
+# (for an upright cube): the foot band of the face is drawn darker.
+_FOOT = np.zeros((6, 4), int)
+for _f, _face in enumerate(_FACES[2:], start=2):
+    _low = [k for k in range(4) if _face[k] < 4]
+    _up = [list(_face).index(_face[k] + 4) for k in _low]
+    _FOOT[_f] = _low + _up
 
 
 @dataclass
@@ -75,13 +82,15 @@ def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
     label_img = np.zeros((h, w), np.int32) if labels else None
     tops: list[np.ndarray | None] = [None] * n
 
-    if n or hand:
-        _shadows(image, setup, poses, hand, light, st)
+    verts = np.zeros((0, 8, 3))
     if n:
         rot = np.stack([rotation(p.yaw, p.pitch, p.roll) for p in poses])
         sizes = np.array([p.size for p in poses])[:, None, None]
         centres = np.array([[p.x, p.y, p.z] for p in poses])
         verts = np.einsum("nij,kj->nki", rot, _LOCAL) * sizes + centres[:, None, :]
+    if n or hand:
+        _shadows(image, verts, hand, light, st)
+    if n:
         normals = np.einsum("nij,fj->nfi", rot, _NORMALS)
         face_centres = verts[:, _FACES].mean(2)
         view = st.C - face_centres
@@ -97,17 +106,31 @@ def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
         spec = gloss * np.clip(np.sum(normals * half, -1, keepdims=True), 0, None) ** 12 * light.colour * light.exposure
         rgb = albedo * irr + spec
         colours = rgb_to_bgr8(rgb)
-        edges = rgb_to_bgr8(rgb * (1 - wear) * 0.72 + np.array(BARE_WOOD) * irr * wear * 0.6)
+        # less light reaches the foot of a side face (the floor and neighbours block it)
+        foot = rgb_to_bgr8(rgb * 0.8)
+        # edges: rounded and worn, darker on the sides, catching light round the top
+        wood = np.array(BARE_WOOD) * irr * wear
+        edges = rgb_to_bgr8(rgb * (1 - wear) * 0.72 + wood * 0.6)
+        rims = rgb_to_bgr8(rgb * (1 - wear) * 1.15 + wood * 0.9 + 0.01 * light.exposure)
         pts = np.round(project_points(st.K, st.R, st.C, verts) * (1 << SHIFT)).astype(np.int32)
         order = np.argsort(-np.linalg.norm(centres - st.C, axis=1))
         top_face = np.argmax(normals[..., 2], axis=1)
+        upright = top_face == 0
+        a, b, ua, ub = (pts[:, _FOOT[:, k]] for k in range(4))  # (n, 6, 2) each
+        bands = np.stack([a, b, b + (ub - b) // 3, a + (ua - a) // 3], axis=2)
         for i in order:
-            for f in np.nonzero(facing[i])[0]:
+            visible = np.nonzero(facing[i])[0]
+            for f in sorted(visible, key=lambda f: f == top_face[i]):  # top last: its rim stays on top
                 poly = pts[i, _FACES[f]]
                 cv2.fillConvexPoly(image, poly, colours[i, f].tolist(), cv2.LINE_AA, SHIFT)
-                cv2.polylines(image, [poly], True, edges[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
                 if labels:
                     cv2.fillConvexPoly(label_img, poly, int(i * 8 + f + 1), cv2.LINE_8, SHIFT)
+                if f == top_face[i]:
+                    cv2.polylines(image, [poly], True, rims[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
+                    continue
+                if upright[i] and f >= 2:
+                    cv2.fillConvexPoly(image, bands[i, f], foot[i, f].tolist(), cv2.LINE_AA, SHIFT)
+                cv2.polylines(image, [poly], True, edges[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
             if labels:
                 tops[i] = (pts[i, _FACES[top_face[i]]] / (1 << SHIFT), int(top_face[i]))
     if hand is not None:
@@ -116,25 +139,24 @@ def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
     return (image, label_img, tops) if labels else image
 
 
-def _shadows(image, setup, poses, hand, light, st) -> None:
+def _shadows(image, verts: np.ndarray, hand, light, st) -> None:
     h, w = image.shape[:2]
     scale = 0.5  # shadows are soft: draw them at half resolution
     mask = np.zeros((h // 2, w // 2), np.uint8)
-    lamp = light.lamp
     k = (1 << SHIFT) * scale
-    for p in poses:
-        verts = _LOCAL @ rotation(p.yaw, p.pitch, p.roll).T * p.size + np.array([p.x, p.y, p.z])
-        bottom = verts[:, 2].min()
-        if bottom < 1.0:  # contact shadow: little sky light reaches the floor around the base
-            base = (verts[:4] - [p.x, p.y, 0]) * [1.3, 1.3, 0] + [p.x, p.y, 0]
-            pts = np.round(project_points(st.K, st.R, st.C, base) * k).astype(np.int32)
-            cv2.fillConvexPoly(mask, cv2.convexHull(pts), 150, cv2.LINE_8, SHIFT)
-        cast = floor_shadow(lamp, verts)
-        pts = np.round(project_points(st.K, st.R, st.C, cast) * k).astype(np.int32)
-        cv2.fillConvexPoly(mask, cv2.convexHull(pts), 255, cv2.LINE_8, SHIFT)
+    if len(verts):
+        cast = np.round(project_points(st.K, st.R, st.C, floor_shadow(light.lamp, verts)) * k).astype(np.int32)
+        centre = verts.mean(1)
+        base = (verts[:, :4] - centre[:, None]) * [1.3, 1.3, 0] + centre[:, None] * [1, 1, 0]
+        base = np.round(project_points(st.K, st.R, st.C, base) * k).astype(np.int32)
+        on_floor = verts[:, :, 2].min(1) < 1.0
+        for i in range(len(verts)):
+            if on_floor[i]:  # contact shadow: little sky light reaches the floor round the base
+                cv2.fillConvexPoly(mask, cv2.convexHull(base[i]), 150, cv2.LINE_8, SHIFT)
+            cv2.fillConvexPoly(mask, cv2.convexHull(cast[i]), 255, cv2.LINE_8, SHIFT)
     if hand is not None:
         for a, b, r in hand.capsules:
-            ends = floor_shadow(lamp, np.array([a, b], float))
+            ends = floor_shadow(light.lamp, np.array([a, b], float))
             px = project_points(st.K, st.R, st.C, ends) * scale
             thick = _radius_px(st, np.array(b, float) * [1, 1, 0], r * 1.1) * scale
             cv2.line(mask, tuple(np.round(px[0]).astype(int)), tuple(np.round(px[1]).astype(int)), 255,
@@ -176,8 +198,7 @@ def _camera(image, setup: TableSetup, rng, gain: float, st) -> np.ndarray:
 def _truth(poses, labels: np.ndarray, tops) -> list[CubeTruth]:
     if not poses:
         return []
-    flat = labels.ravel()
-    count = np.bincount(flat, minlength=len(poses) * 8 + 1)
+    count = np.bincount(labels.ravel(), minlength=len(poses) * 8 + 1)
     out = []
     for i, p in enumerate(poses):
         poly, f = tops[i]
@@ -185,27 +206,27 @@ def _truth(poses, labels: np.ndarray, tops) -> list[CubeTruth]:
         area = max(cv2.contourArea(poly.astype(np.float32)), 1.0)
         visible = min(count[code] / area, 1.0)
         # top mostly hidden: the middle of what is seen of the cube instead
-        codes = [code] if visible >= 0.15 else list(range(i * 8 + 1, i * 8 + 7))
+        codes = (code, code) if visible >= 0.15 else (i * 8 + 1, i * 8 + 6)
         out.append(CubeTruth(p.colour, _inner_point(labels, codes, poly), p.level, p.leaning, float(visible)))
     return out
 
 
-def _inner_point(labels: np.ndarray, codes: list[int], poly: np.ndarray) -> tuple[float, float]:
-    """The centroid of the pixels labelled `codes` if it lies well inside them, else
-    the pixel deepest inside them (a partly covered face need not be convex)."""
+def _inner_point(labels: np.ndarray, codes: tuple[int, int], poly: np.ndarray) -> tuple[float, float]:
+    """The centroid of the pixels labelled codes[0]..codes[1] if it lies well inside them,
+    else the pixel deepest inside them (a partly covered face need not be convex)."""
     h, w = labels.shape
-    x0, y0 = np.maximum(np.floor(poly.min(0)).astype(int) - 40, 0)
-    x1, y1 = np.minimum(np.ceil(poly.max(0)).astype(int) + 40, (w, h))
-    mask = np.isin(labels[y0:y1, x0:x1], codes).astype(np.uint8)
+    x0, y0 = np.maximum(np.floor(poly.min(0)).astype(int) - 30, 0)
+    x1, y1 = np.minimum(np.ceil(poly.max(0)).astype(int) + 30, (w, h))
+    window = labels[y0:y1, x0:x1]
+    mask = ((window >= codes[0]) & (window <= codes[1])).astype(np.uint8)
     ys, xs = np.nonzero(mask)
     if not len(xs):
         return (float(poly[:, 0].mean()), float(poly[:, 1].mean()))
     cx, cy = xs.mean(), ys.mean()
-    depth = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
-    best = depth.max()
     ix, iy = int(round(cx)), int(round(cy))
-    if 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and depth[iy, ix] >= 0.6 * best:
+    if mask[max(iy - 2, 0):iy + 3, max(ix - 2, 0):ix + 3].sum() == 25:
         return (float(cx + x0), float(cy + y0))
+    depth = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
     iy, ix = np.unravel_index(np.argmax(depth), depth.shape)
     return (float(ix + x0), float(iy + y0))
 

@@ -131,7 +131,7 @@ def random_setup(rng: np.random.Generator, colours: Sequence[str] = DEFAULT_COLO
     """
     if not colours:
         raise FirmwareError("a set-up needs at least one colour")
-    width = rng.uniform(165, 215)
+    width = rng.uniform(150, 200)
     floor_name = rng.choice(sorted(FLOORS))
     tray = Tray(
         width=width, depth=width * rng.uniform(0.68, 0.80),
@@ -145,7 +145,7 @@ def random_setup(rng: np.random.Generator, colours: Sequence[str] = DEFAULT_COLO
     camera = Camera(height=rng.uniform(250, 450), tilt=rng.uniform(0, 25), roll=rng.uniform(-10, 10),
                     yaw=rng.uniform(-8, 8), target=(rng.uniform(-8, 8), rng.uniform(-8, 8)),
                     focal=1.0, centre=(0.5, 0.5))
-    camera = _frame_tray(camera, tray, fill=rng.uniform(0.66, 0.80), shift=rng.uniform(-0.03, 0.03, 2))
+    camera = _frame_tray(camera, tray, fill=rng.uniform(0.74, 0.86), shift=rng.uniform(-0.03, 0.03, 2))
     light = Light(kelvin=rng.uniform(2700, 6500), azimuth=rng.uniform(0, 360), elevation=rng.uniform(35, 80),
                   distance=rng.uniform(600, 1600), strength=1.0, ambient=rng.uniform(0.25, 0.6))
     # Auto exposure was locked with the tray in view: the floor centre lands near mid-grey.
