@@ -128,7 +128,15 @@ else
     run mkdir -p "$prefix"
     run python3 -m venv --system-site-packages "$prefix/venv"
 fi
-run "$prefix/venv/bin/pip" install --quiet --upgrade "$source_dir"
+# From a copy, so the build leaves no root-owned files in the checkout.
+run rm -rf "$prefix/src"
+run mkdir -p "$prefix/src"
+echo "+ copy $source_dir to $prefix/src (without .git, .venv and caches)"
+if [ "$dry_run" = 0 ]; then
+    tar -C "$source_dir" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' \
+        --exclude=build -cf - . | tar -C "$prefix/src" -xf -
+fi
+run "$prefix/venv/bin/pip" install --quiet --upgrade "$prefix/src"
 
 # 4. The data folder, writable by the service user only, and a starter configuration.
 group=$(id -gn "$user" 2>/dev/null || echo "$user")

@@ -59,6 +59,7 @@ class SimulatedTray(SourceBase):
         self._plan_start = 0.0
         self._index = 0
         self._start = time.monotonic()
+        self._next_due = self._start
         self._closed = False
         # Room light flickers a little, as under mains lighting.
         self._beat, self._phase = self._rng.uniform(0.3, 2.0), self._rng.uniform(0, 2 * math.pi)
@@ -181,16 +182,15 @@ class SimulatedTray(SourceBase):
         if self._closed:
             raise CameraLost("sim: closed")
         if self.realtime:
-            # Like a camera: the next frame on the fps grid; a late reader skips frames.
-            now = time.monotonic() - self._start
-            due = self._index / self.fps
-            if due > now:
-                if due - now > timeout:
-                    time.sleep(timeout)
-                    raise CameraLost(f"sim: no frame for {timeout:g} s")
-                time.sleep(due - now)
-            else:
-                self._index = max(self._index, int(now * self.fps))
+            # Like a camera: frames on the fps grid; a late reader gets the present frame, not a
+            # burst of catch-up frames.
+            now = time.monotonic()
+            if self._next_due - now > timeout:
+                time.sleep(timeout)
+                raise CameraLost(f"sim: no frame for {timeout:g} s")
+            if self._next_due > now:
+                time.sleep(self._next_due - now)
+            self._next_due = max(self._next_due, time.monotonic() - 1 / self.fps) + 1 / self.fps
         with self._lock:
             t = self._now()
             self._settle_plan(t)

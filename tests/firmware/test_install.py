@@ -31,7 +31,8 @@ def test_dry_run_says_everything_and_touches_nothing(tmp_path):
     out = result.stdout
     assert "(dry run: nothing is changed)" in out
     assert f"+ python3 -m venv --system-site-packages {prefix}/venv" in out
-    assert f"+ {prefix}/venv/bin/pip install --quiet --upgrade {ROOT}" in out
+    assert f"+ copy {ROOT} to {prefix}/src (without .git, .venv and caches)" in out
+    assert f"+ {prefix}/venv/bin/pip install --quiet --upgrade {prefix}/src" in out
     assert "usermod -aG gpio tower" in out and "usermod -aG video tower" in out
     assert f"+ install -d -m 0750 -o tower" in out and str(data) in out
     for line in ("Type=notify", "WatchdogSec=30", "Restart=on-failure", "User=tower",
