@@ -134,7 +134,7 @@ run mkdir -p "$prefix/src"
 echo "+ copy $source_dir to $prefix/src (without .git, .venv and caches)"
 if [ "$dry_run" = 0 ]; then
     tar -C "$source_dir" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude='*.egg-info' \
-        --exclude=build -cf - . | tar -C "$prefix/src" -xf -
+        --exclude=build --exclude=.pytest_cache --exclude=.hypothesis -cf - . | tar -C "$prefix/src" -xf -
 fi
 run "$prefix/venv/bin/pip" install --quiet --upgrade "$prefix/src"
 
