@@ -71,7 +71,7 @@ def spend(state: GameState, colour: str, dice: Dice) -> Action | None:
         placements.setdefault(site, {})[SIEGE_ENGINE] = units[SIEGE_ENGINE]
     # Units one at a time, best first, spread over its highest-Tax cities (round robin).
     order = sorted(cities, key=lambda c: (-state.board.tax_of(c), _units(state, c)))
-    if not order:  # no city: its strongest territory
+    if not order and territories:  # no city: its strongest territory
         order = [max(territories, key=lambda t: _units(state, t))]
     i = 0
     for kind in PLACE_ORDER:
