@@ -55,6 +55,7 @@ class Wizard:
         self.snapshots: OrderedDict[str, np.ndarray] = OrderedDict()
         self.drafts: OrderedDict[str, Draft] = OrderedDict()
         self.images: OrderedDict[str, bytes] = OrderedDict()
+        self.hints: dict | None = None  # the simulated tray's calibration taps (demo only)
 
     def keep(self, table: OrderedDict, value: Any) -> str:
         key = secrets.token_hex(6)
@@ -88,7 +89,7 @@ def _service():
 
 def _live_frame() -> np.ndarray:
     service = _service()
-    frame = getattr(service, "_frame", None)  # the camera thread's latest frame (read-only)
+    frame = service.latest_frame
     if frame is None:
         raise WizardError(f"no camera picture yet ({service.camera_status.get('detail') or 'camera starting'})")
     return frame.image.copy()
@@ -185,14 +186,15 @@ def counted_image(key: str):
 
 @bp.post("/lock")
 def lock():
-    """Exposure and white balance: the camera's locked values, stored with the profile."""
+    """Let exposure and white balance settle to the light as it is, then lock them; the
+    values are stored with the profile and restored with it."""
     source = getattr(_service(), "source", None)
-    controls = getattr(source, "controls", None)
     if hasattr(source, "throw"):
         return jsonify(controls={}, text="The simulated camera has fixed exposure and white balance: nothing to lock.")
-    if not controls:
+    if not hasattr(source, "relock"):
         return jsonify(controls={}, text="This camera cannot lock exposure and white balance; "
                                          "keep the room light steady while calibrating.")
+    controls = source.relock()
     shown = ", ".join(f"{k} {v}" for k, v in controls.items())
     return jsonify(controls=controls, text=f"Exposure and white balance locked: {shown}.")
 
@@ -230,7 +232,7 @@ def _next_settled(service, detector, deadline: float) -> np.ndarray:
     """Feed the camera's new frames to `detector` until it reports a settled tray."""
     last_index = None
     while time.monotonic() < deadline:
-        frame = getattr(service, "_frame", None)  # the camera thread's latest frame (read-only)
+        frame = service.latest_frame
         if frame is None or frame.index == last_index:
             time.sleep(0.02)
             continue
@@ -273,9 +275,9 @@ def test_drop():
 def clear():
     """Empty the simulated tray (on real hardware the table lifts the cubes out)."""
     source = _service().source
-    if not hasattr(source, "remove"):
+    if not hasattr(source, "clear"):
         raise WizardError("take the cubes out of the tray by hand")
-    source.remove(dict(source.contents()))
+    source.clear()
     return jsonify(ok=True)
 
 
@@ -307,29 +309,27 @@ def _activate(profile) -> None:
     service.set_profile(profile)
 
 
-@bp.get("/demo-hints")
-def demo_hints():
-    """Where a person would tap on the simulated tray (demo only): shown as hints on the picture."""
-    source = getattr(_service(), "source", None)
-    if not hasattr(source, "calibration_clicks"):
-        raise WizardError("hints exist only for the simulated tray")
-    corners, samples = source.calibration_clicks()
-    return jsonify(corners=[[float(x), float(y)] for x, y in corners],
-                   samples={c: [[float(x), float(y)] for x, y in pts] for c, pts in samples.items()})
-
-
 @bp.post("/demo-layout")
 def demo_layout():
-    """Lay one cube of each configured colour into the simulated tray, to tap them."""
+    """Lay one cube of each colour apart in the simulated tray, as a person calibrating would,
+    and keep where that person would tap (shown on request as hints)."""
     source = _service().source
-    if not hasattr(source, "throw"):
+    if not hasattr(source, "calibration_clicks"):
         raise WizardError("lay out one or two cubes of each colour in the tray by hand")
-    config = app_config()
-    colours = [*config.colours.players, config.colours.farmer]
-    missing = {c: 1 for c in colours if not source.contents().get(c)}
-    if missing:
-        source.throw(missing)
-    return jsonify(ok=True, thrown=missing)
+    corners, samples = source.calibration_clicks()
+    wizard().hints = {"corners": [[float(x), float(y)] for x, y in corners],
+                      "samples": {c: [[float(x), float(y)] for x, y in pts] for c, pts in samples.items()}}
+    return jsonify(colours=sorted(samples))
+
+
+@bp.get("/demo-hints")
+def demo_hints():
+    """Where a person would tap on the simulated tray laid out by /demo-layout (demo only)."""
+    if not hasattr(getattr(_service(), "source", None), "calibration_clicks"):
+        raise WizardError("hints exist only for the simulated tray")
+    if wizard().hints is None:
+        raise WizardError("put cubes in the simulated tray first")
+    return jsonify(wizard().hints)
 
 
 def _error(e: Exception):

@@ -42,7 +42,7 @@ def service(config, scene, tmp_path):
     svc = TableService(config, Store.in_dir(config.data_dir), source, panel=panel)
     svc.start()
     deadline = time.monotonic() + 5
-    while svc._frame is None and time.monotonic() < deadline:
+    while svc.latest_frame is None and time.monotonic() < deadline:
         time.sleep(0.02)
     yield svc
     svc.stop()

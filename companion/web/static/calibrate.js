@@ -155,7 +155,7 @@
   }));
   if ($("layout")) $("layout").addEventListener("click", (e) => act(e.currentTarget, async () => {
     const result = await api("POST", "/calibrate/demo-layout", {});
-    flash(Object.keys(result.thrown).length ? `Dropped ${countsText(result.thrown)} into the tray.` : "Every colour is already in the tray.", true);
+    flash(`One cube of each colour lies in the tray: ${result.colours.join(", ")}.`, true);
   }));
   $("snap").addEventListener("click", (e) => act(e.currentTarget, async () => {
     const shot = await api("POST", "/calibrate/snapshot", {});

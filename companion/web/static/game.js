@@ -61,19 +61,18 @@
       el("td", {}, chip(c)), el("td", {}, p.automaton ? "automaton" : "player"),
       el("td", { class: "num" }, String(p.coins ?? 0)), el("td", { class: "num" }, String(p.crowns ?? 0)),
       el("td", {}, p.capital || ""))));
-    $("automaton-next").disabled = !game || !Object.values(players).some((p) => p.automaton)
-      || !!(state.automaton && state.automaton.status !== "done") || !!state.battle;
+    $("automaton-next").disabled = !game || !!game.winner || !!state.battle
+      || !!(state.automaton && state.automaton.status === "waiting");
   }
 
   function renderAutomaton() {
-    const step = state && state.automaton;
-    const show = !!step && step.status !== "done";
-    $("automaton").hidden = !show;
-    if (!show) return;
-    $("automaton-title").replaceChildren("The automaton ", step.player ? chip(step.player) : "", " says");
-    $("automaton-text").textContent = step.text || "";
-    $("automaton-detail").textContent = step.card ? `Card: ${step.card}` : "";
-    $("automaton-confirm").disabled = step.status !== "waiting";
+    const turn = state && state.automaton;
+    const waiting = !!turn && turn.status === "waiting";
+    $("automaton").hidden = !waiting;
+    if (!waiting) return;
+    $("automaton-title").replaceChildren("The automaton ", turn.player ? chip(turn.player) : "", " says");
+    $("automaton-text").textContent = turn.text || "";
+    $("automaton-detail").textContent = turn.card ? `Card: ${turn.card.replace(/_/g, " ")}` : "";
   }
 
   function fillSelect(select, options, keepFirst) {
@@ -108,11 +107,13 @@
 
   function nowText() {
     const game = state && state.game;
+    const turn = state && state.automaton;
     if (!game) return "No game yet: set one up below.";
-    if (state.automaton && state.automaton.status !== "done") return `Move the pieces: ${state.automaton.text}. Then confirm.`;
-    if (state.battle) return "A battle is open: finish it on the Table page.";
     if (game.winner) return `${game.winner} has won the game.`;
-    return `Round ${game.round}: play your turn, then press “Automaton's turn”.`;
+    if (state.battle) return "A battle is open: finish it on the Table page.";
+    if (turn && turn.status === "waiting") return `Move the pieces: ${turn.text} Then confirm.`;
+    if (turn && turn.status !== "done" && turn.text) return turn.text;
+    return `Round ${game.round}: press “Next step of the round”.`;
   }
 
   async function render(s) {
@@ -126,7 +127,10 @@
     renderAutomaton();
     renderBoard();
     renderHistory();
-    if (!s.game) $("new-details").open = true;
+    // Without a game, setting one up is the only thing to do: it comes first.
+    const grid = $("new-card").parentElement;
+    if (!s.game) { $("new-details").open = true; grid.prepend($("new-card")); } else grid.append($("new-card"));
+    for (const id of ["players-card", "board-card"]) $(id).hidden = !s.game;
   }
 
   async function refresh() {

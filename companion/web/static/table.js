@@ -31,21 +31,19 @@
 
   function nowText(s) {
     const b = s && s.battle;
-    const step = s && s.automaton;
-    if (step && step.status !== "done" && !(b && b.status === "counted")) {
-      return `Move the pieces: ${step.text}. Then confirm.`;
-    }
+    const turn = s && s.automaton;
     if (b) {
       switch (b.status) {
-        case "declared":
         case "waiting_for_throw": return intoText(b);
         case "moving": return "Cubes are falling… wait until the tray is still.";
         case "counted": return "Check the count, fix it with + and −, then Confirm.";
         default: break;
       }
     }
-    if (s && s.now) return s.now;
-    return "Declare a battle, or let the automaton take its turn.";
+    if (turn && turn.status === "waiting") return `Move the pieces: ${turn.text} Then confirm.`;
+    if (turn && turn.status !== "done" && turn.text) return turn.text;
+    if (s && s.game) return "Declare a battle, or press Next for the round's next step.";
+    return "Declare a battle, or set up a game on the Game page.";
   }
 
   // ---- outcome in words and named colours ----
@@ -163,15 +161,20 @@
     $("recount").disabled = !["counted", "moving"].includes(battle.status);
   }
 
+  // The round's current step: an automaton's decision waits for "confirm"; anything else
+  // (a person's turn, the round's start or its battles) goes on with "next".
   function renderAutomaton(s) {
-    const step = s.automaton;
-    const show = !!step && step.status !== "done";
+    const turn = s.automaton;
+    const show = !!turn && turn.status !== "done" && !s.battle;
     $("automaton").hidden = !show;
     if (!show) return;
-    $("automaton-title").replaceChildren("The automaton ", step.player ? chip(step.player) : "", " says");
-    $("automaton-text").textContent = step.text || "";
-    $("automaton-detail").textContent = step.card ? `Card: ${step.card}` : "";
-    $("automaton-confirm").disabled = step.status !== "waiting";
+    const waiting = turn.status === "waiting";
+    $("automaton-title").replaceChildren(waiting ? "The automaton " : "", turn.player ? chip(turn.player) : "",
+      waiting ? " says" : (turn.player ? " to play" : "The round"));
+    $("automaton-text").textContent = turn.text || "";
+    $("automaton-detail").textContent = turn.card ? `Card: ${turn.card.replace(/_/g, " ")}` : "";
+    $("automaton-confirm").hidden = !waiting;
+    $("automaton-next").hidden = waiting;
   }
 
   function renderLedger(s) {
@@ -208,18 +211,17 @@
       select.replaceChildren(...(extra || []), ...values.map((c) => el("option", { value: c }, c)));
       if ([...select.options].some((o) => o.value === keep)) select.value = keep;
     };
-    const players = (s.game && s.game.players && s.game.players.map((p) => p.colour || p)) || colours.players;
+    const players = s.game ? Object.keys(s.game.players) : colours.players;
     fill($("attacker"), players);
     fill($("defender"), players, [el("option", { value: "" }, `empty province (1 ${colours.farmer} farmer)`)]);
     if ($("defender").value === $("attacker").value) {
       const other = players.find((c) => c !== $("attacker").value);
       if (other) $("defender").value = other;
     }
-    const territories = (s.game && s.game.territories) || [];
-    $("territory-field").hidden = territories.length === 0;
-    if (territories.length) {
-      fill($("territory"), territories.map((t) => t.name || t), [el("option", { value: "" }, "(not on the board)")]);
-    }
+    // A battle on the board is fought where two colours meet (the game says which).
+    const disputed = Object.entries((s.game && s.game.territories) || {}).filter(([, t]) => Object.keys(t.units).length > 1);
+    $("territory-field").hidden = disputed.length === 0;
+    fill($("territory"), disputed.map(([name]) => name), [el("option", { value: "" }, "(not on the board)")]);
     $("defender-armies").disabled = !$("defender").value;
   }
 
@@ -260,6 +262,19 @@
     act($("declare-submit"), async () => { await api("POST", "/api/battles", body); await refresh(); });
   });
   $("defender").addEventListener("change", () => { $("defender-armies").disabled = !$("defender").value; });
+  // Choosing a disputed territory fills in its sides and armies from the game.
+  $("territory").addEventListener("change", () => {
+    const t = state && state.game && state.game.territories[$("territory").value];
+    if (!t) return;
+    const sides = Object.keys(t.units);
+    const attacker = t.attacker && sides.includes(t.attacker) ? t.attacker : sides[0];
+    const defender = sides.find((c) => c !== attacker);
+    const armies = (c) => Object.values(t.units[c] || {}).reduce((a, b) => a + b, 0);
+    $("attacker").value = attacker; $("attacker-armies").value = armies(attacker);
+    $("defender").value = defender; $("defender-armies").value = armies(defender);
+    $("defender-armies").disabled = false;
+    $("revolt").value = t.revolt_markers || 0;
+  });
 
   $("confirm").addEventListener("click", (e) => act(e.currentTarget, async () => {
     const body = corrected ? { emerged: corrected } : {};
@@ -285,6 +300,10 @@
   }));
   $("automaton-confirm").addEventListener("click", (e) => act(e.currentTarget, async () => {
     await api("POST", "/api/automaton/confirm", {});
+    await refresh();
+  }));
+  $("automaton-next").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    await api("POST", "/api/automaton/next", {});
     await refresh();
   }));
 

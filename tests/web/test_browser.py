@@ -1,0 +1,223 @@
+"""The pages in real headless Chromium against a real server (`companion serve --demo`,
+waitress, the simulated tray), driven like a person: clicks, taps on the picture, forms.
+
+Screenshots of every page at phone and laptop widths go to test-artifacts/screenshots/.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.benchmarks.service import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+PAGES = {"table": "/", "game": "/game", "calibrate": "/calibrate", "settings": "/settings"}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt install chromium) : browser tests need it")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    with ServerProcess(tmp_path / "data", seed=3) as s:
+        yield s
+
+
+class Watched:
+    """A page whose requests and script errors are recorded: the test fails on any script
+    error and on any request to another server."""
+
+    def __init__(self, browser, server, viewport):
+        self.context = browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.base = server.url
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.set_default_timeout(15000)
+
+    def goto(self, path: str):
+        # The MJPEG preview never finishes loading: wait for the document, not every image.
+        self.page.goto(self.base + path, wait_until="domcontentloaded")
+        self.page.wait_for_load_state("load")
+        return self.page
+
+    def shot(self, name: str):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        width = self.page.viewport_size["width"]
+        self.page.screenshot(path=str(SHOTS / f"{name}-{'phone' if width < 600 else 'laptop'}.png"),
+                             full_page=True)
+
+    def check(self):
+        outside = [u for u in self.requests if not (u.startswith(self.base) or u.startswith("data:"))]
+        assert not outside, f"requests to other servers: {outside}"
+        assert not self.errors, f"script errors: {self.errors}"
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def phone(browser, server):
+    w = Watched(browser, server, PHONE)
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def laptop(browser, server):
+    w = Watched(browser, server, LAPTOP)
+    yield w
+    w.close()
+
+
+def test_every_page_at_phone_and_laptop_width(phone, laptop):
+    for w in (phone, laptop):
+        for name, path in PAGES.items():
+            page = w.goto(path)
+            page.wait_for_function("document.getElementById('now') === null || "
+                                   "!document.getElementById('now').textContent.startsWith('Loading')")
+            page.wait_for_timeout(300)
+            # Nothing is wider than the screen: no sideways scrolling on a phone.
+            overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"{name} is {overflow}px wider than the {w.page.viewport_size['width']}px screen"
+            # Colours are named in words wherever a swatch is shown.
+            for chip in page.query_selector_all(".chip"):
+                assert chip.inner_text().strip(), "a colour chip without its name"
+            w.shot(name)
+        w.check()
+    # Assets as the browser fetched them carry no address of another server.
+    for url in {u for u in phone.requests if "/static/" in u}:
+        text = phone.page.evaluate("url => fetch(url).then(r => r.text())", url)
+        assert not re.search(r"https?://", text), url
+
+
+def _tap(page, canvas, x: float, y: float, width: int, height: int):
+    """Click the canvas where image pixel (x, y) is shown."""
+    box = canvas.bounding_box()
+    page.mouse.click(box["x"] + x * box["width"] / width, box["y"] + y * box["height"] / height)
+
+
+def test_calibration_wizard_makes_a_profile_that_counts_a_drop(phone, server):
+    page = phone.goto("/calibrate")
+    page.click("#lock")
+    page.wait_for_selector("#lock-result:has-text('nothing to lock')")
+    page.click("#layout")
+    page.wait_for_selector("#flash:has-text('One cube of each colour')")
+    page.wait_for_timeout(500)  # a few camera frames of the laid-out tray
+    page.click("#snap")
+    canvas = page.wait_for_selector("#canvas:visible")
+    hints = page.evaluate("fetch('/calibrate/demo-hints').then(r => r.json())")
+    size = page.evaluate("[document.getElementById('canvas').width, document.getElementById('canvas').height]")
+    corners = hints["corners"]
+    # The first corner is tapped off its mark, then dragged onto it.
+    (x0, y0) = corners[0]
+    _tap(page, canvas, x0 + 25, y0 + 18, *size)
+    for x, y in corners[1:]:
+        _tap(page, canvas, x, y, *size)
+    assert page.inner_text("#corner-count").startswith("4 of 4")
+    box = canvas.bounding_box()
+    sx, sy = box["width"] / size[0], box["height"] / size[1]
+    page.mouse.move(box["x"] + (x0 + 25) * sx, box["y"] + (y0 + 18) * sy)
+    page.mouse.down()
+    page.mouse.move(box["x"] + (x0 + 10) * sx, box["y"] + (y0 + 8) * sy, steps=4)
+    page.mouse.move(box["x"] + x0 * sx, box["y"] + y0 * sy, steps=4)
+    page.mouse.up()
+    phone.shot("calibrate-corners")
+    page.click("#corners-done")
+    for colour, points in hints["samples"].items():
+        page.click(f"#palette button[data-colour='{colour}']")
+        for x, y in points:
+            _tap(page, canvas, x, y, *size)
+    assert "Not tapped yet" not in page.inner_text("#sample-list")
+    page.click("#build")
+    found = page.wait_for_selector("#detected-counts").inner_text()
+    for colour in hints["samples"]:
+        assert f"1 {colour}" in found, found
+    assert "unknown" not in found
+    phone.shot("calibrate-check")
+    page.click("#to-test")
+    page.click("#test")
+    verdict = page.wait_for_selector("#test-verdict", timeout=20000).inner_text()
+    assert verdict.startswith("Correct"), page.inner_text("#test-result")
+    page.click("#to-save")
+    page.fill("#profile-name", "browser test")
+    page.click("#save-form button[type=submit]")
+    page.wait_for_selector("#flash:has-text('Saved')")
+    phone.shot("calibrate-saved")
+    profile = server.data_dir / "profiles" / "browser test.json"
+    assert json.loads(profile.read_text())["format"] == "tower-companion-calibration"
+    # The service now counts with that profile: a declared battle's drop is counted right.
+    status, battle = server.post("/api/battles", {"attacker": "blue", "defender": "red",
+                                                   "thrown": {"blue": 3, "red": 2}})
+    assert status == 201
+    state = server.wait_for(lambda s: s["battle"] and s["battle"]["status"] == "counted",
+                            what="the drop to be counted")
+    assert state["battle"]["emerged"] == {c: n for c, n in state["simulated_tray"].items() if n}
+    phone.check()
+
+
+def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, laptop, server):
+    page = phone.goto("/")
+    page.select_option("#attacker", "blue")
+    page.fill("#attacker-armies", "4")
+    page.select_option("#defender", "red")
+    page.fill("#defender-armies", "3")
+    page.click("#declare-submit")
+    page.wait_for_selector("#now:has-text('Throw 4 blue, 3 red')")
+    page.wait_for_selector("#battle-status:has-text('counted')", timeout=25000)
+    counted = server.get("/api/state")[1]["battle"]
+    battle_id, emerged = counted["id"], counted["emerged"]
+    shown = {row.get_attribute("data-colour"): int(row.query_selector(".value").inner_text())
+             for row in page.query_selector_all(".stepper")}
+    assert {c: n for c, n in shown.items() if n} == emerged
+    assert page.inner_text("#outcome")
+    phone.shot("table-counted")
+    laptop.goto("/").wait_for_selector("#battle-status:has-text('counted')")
+    laptop.shot("table-counted")
+    # The table saw one more red cube than the camera: correct it, the outcome follows.
+    page.click("button[aria-label='one red more']")
+    red = shown.get("red", 0) + 1
+    page.wait_for_selector(f".stepper[data-colour='red'].changed .value:text-is('{red}')")
+    corrected = {**emerged, "red": red}
+    preview = server.post("/api/pages/outcome", {"attacker": "blue", "defender": "red",
+                                                 "thrown": counted["thrown"], "cup": counted["cup"],
+                                                 "emerged": corrected})[1]["outcome"]
+    page.wait_for_selector(f"#outcome:has-text('red {preview['defender_strength']}')")
+    phone.shot("table-corrected")
+    page.click("#confirm")
+    page.wait_for_selector("#declare:visible")
+    applied = server.get(f"/api/battles/{battle_id}")[1]
+    assert applied["status"] == "applied" and applied["corrected"] is True
+    assert applied["emerged"] == {c: n for c, n in sorted(corrected.items()) if n}
+    assert applied["outcome"]["result"] == preview["result"]
+    page.wait_for_selector(f"#history li:has-text('Battle {battle_id} confirmed')")
+    # The live page of the other device followed without a reload.
+    laptop.page.wait_for_selector("#declare:visible")
+    laptop.page.wait_for_selector(f"#history li:has-text('Battle {battle_id} confirmed')")
+    ledger = server.get("/api/state")[1]["ledger"]
+    for colour, n in ledger["cup"].items():
+        assert laptop.page.inner_text(f"#ledger tr[data-colour='{colour}'] td:nth-child(5)") == str(n)
+    phone.shot("table-confirmed")
+    phone.check()
+    laptop.check()
