@@ -186,7 +186,8 @@ def _draw_hand(image, hand: Hand, light: Lighting, st) -> None:
 
 def _camera(image, setup: TableSetup, rng, gain: float, st) -> np.ndarray:
     h, w = image.shape[:2]
-    image = cv2.GaussianBlur(image, (3, 3), 0.7)
+    sigma = setup.blur * w / 640
+    image = cv2.GaussianBlur(image, (0, 0), sigma) if sigma > 0.05 else image
     cv2.multiply(image, st.vignette, image, scale=gain / 255)
     dy, dx = rng.integers(0, 2 * NOISE_MARGIN + 1, 2)
     image = cv2.add(image, st.noise[dy:dy + h, dx:dx + w], dtype=cv2.CV_8U)

@@ -97,6 +97,7 @@ class TableSetup:
     vignetting: float  # brightness lost in the image corners, 0..1
     jpeg_quality: int
     seed: int  # textures and the noise pattern
+    blur: float = 0.7  # lens softness, Gaussian sigma in px at 640x480
 
     @property
     def colours(self) -> tuple[str, ...]:
@@ -156,7 +157,7 @@ def random_setup(rng: np.random.Generator, colours: Sequence[str] = DEFAULT_COLO
         cube_size=rng.uniform(9.2, 10.5),
         white_balance=float(np.clip(light.kelvin + rng.normal(0, 700), 2500, 7000)),
         exposure=exposure, noise=rng.uniform(1.5, 4.0), vignetting=rng.uniform(0.08, 0.35),
-        jpeg_quality=int(rng.integers(55, 93)), seed=int(rng.integers(2**31)),
+        jpeg_quality=int(rng.integers(55, 93)), seed=int(rng.integers(2**31)), blur=rng.uniform(0.45, 1.1),
     )
 
 

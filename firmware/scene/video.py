@@ -116,6 +116,9 @@ class DropPlan:
     def poses(self, t: float) -> list[CubePose]:
         return list(self.before) + [p for p in (f.pose(t) for f in self.flights) if p is not None]
 
+    def hand_at(self, t: float) -> Hand | None:
+        return self.hand.at(t) if self.hand else None
+
     def moving(self, t: float) -> bool:
         return any(f.t0 <= t < f.t1 for f in self.flights) or (self.hand is not None and self.hand.visible(t))
 
@@ -197,7 +200,6 @@ def frames(setup: TableSetup, plan: DropPlan, rng: np.random.Generator, fps: flo
     for i in range(int(math.ceil(plan.duration * fps)) + 1):
         t = i / fps
         gain = 1 + 0.02 * math.sin(2 * math.pi * beat * t + phase) + rng.normal(0, 0.006)
-        hand = plan.hand.at(t) if plan.hand else None
-        image = draw(setup, plan.poses(t), rng, size, gain=gain, hand=hand)
+        image = draw(setup, plan.poses(t), rng, size, gain=gain, hand=plan.hand_at(t))
         out.append(VideoFrame(image, plan.moving(t), plan.counts(t), t))
     return out
