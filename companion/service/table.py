@@ -100,7 +100,7 @@ class TableService:
     def _load(self) -> None:
         last = self.store.last_step()
         if last is None:
-            ledger = Ledger.start({c: STARTING_SUPPLY for c in (*self.config.colours.players, self.farmer)})
+            ledger = self._start_ledger(self.config.colours.players)
             with self.store.transaction() as tx:
                 last = tx.add_step("start", "Companion started with an empty table.", None, _ledger_dict(ledger))
         self.game = turns.load(last.game)
@@ -116,7 +116,10 @@ class TableService:
             self._tray_commands.append(self._match_simulated_tray)
         if self.battle is not None:
             log.info("resuming battle %d (%s)", self.battle.id, self.battle.status)
-            if self.battle.status != phases.COUNTED and self.auto_drop:
+            if self.battle.status == phases.MOVING:
+                # Whatever was falling has landed meanwhile: watch for the throw again (or recount).
+                self.battle = replace(self.battle, status=phases.WAITING)
+            if self.battle.status == phases.WAITING and self.auto_drop:
                 # The simulated tray forgot the throw when the service stopped: drop it again.
                 self._queue_drop(self.battle)
 
