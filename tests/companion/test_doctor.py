@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import grp
+import pwd
 import json
 import os
 
@@ -121,11 +122,22 @@ def test_group_membership(monkeypatch):
     existing = {g.gr_name: g.gr_gid for g in grp.getgrall()}
     if "video" not in existing:
         pytest.skip("this system has no video group to test membership against")
+    monkeypatch.setattr(os, "getuid", lambda: 4321)      # a normal user (pwd knows no 4321: patched)
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: pwd.struct_passwd(("tower", "x", uid, uid, "", "/", "/bin/sh")))
     monkeypatch.setattr(os, "getgroups", lambda: [])
     monkeypatch.setattr(os, "getgid", lambda: -1)
     check = check_groups()
     assert not check.ok and "is not in" in check.detail and "sudo usermod -aG" in check.detail
-    assert "video" in check.detail
+    assert "video" in check.detail and "tower" in check.detail
+    monkeypatch.setattr(os, "getgroups", lambda: [existing["video"], existing.get("gpio", -2)])
+    assert check_groups().ok
+
+
+def test_root_needs_no_groups(monkeypatch):
+    from companion.commands.doctor import check_groups
+    monkeypatch.setattr(os, "getuid", lambda: 0)
+    check = check_groups()
+    assert check.ok and check.detail.startswith("running as root")
 
 
 def test_data_folder_not_writable(tmp_path):
