@@ -197,7 +197,7 @@ class SimulatedTray(SourceBase):
             if self._plan is not None:
                 local = t - self._plan_start
                 poses = self._plan.poses(local)
-                hand = self._plan.hand.at(local) if self._plan.hand else None
+                hand = self._plan.hand_at(local)
             else:
                 poses, hand = list(self._before), None
             gain = 1 + 0.02 * math.sin(2 * math.pi * self._beat * t + self._phase) + self._noise.normal(0, 0.006)
