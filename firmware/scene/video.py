@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from firmware.errors import FirmwareError
+from firmware.scene.background import floor_shadow
 from firmware.scene.layout import CubePose, layout
 from firmware.scene.render import Hand, counts_of, draw
 from firmware.scene.setup import TableSetup
@@ -74,6 +75,7 @@ class HandMove:
     t_hold: float
     t_out: float
     t_gone: float
+    travel: float = 260.0  # mm from full reach back to just outside the picture
 
     def at(self, t: float) -> Hand | None:
         if t < self.t_in or t >= self.t_gone:
@@ -88,7 +90,7 @@ class HandMove:
         a = math.radians(self.angle)
         back = np.array([math.cos(a), math.sin(a), 0.0])  # from fingertips towards the elbow
         side = np.array([-back[1], back[0], 0.0])
-        tip = np.array([self.reach[0], self.reach[1], 22.0]) + back * 260 * out
+        tip = np.array([self.reach[0], self.reach[1], 22.0]) + back * self.travel * out
         knuckle = tip + back * 60 + [0, 0, 18]
         wrist = knuckle + back * 75 + [0, 0, 22]
         elbow = wrist + back * 260 + [0, 0, 80]
@@ -163,6 +165,10 @@ def plan_drop(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str
             start = (half[0] + tray.wall_thickness / 2, u * tray.depth, over)
         flights.append(Flight(rest, start, lead + float(starts[k]), rng.uniform(0.45, 0.9),
                               rng.uniform(-200, 200), rng.uniform(20, 70), rng.uniform(2, 8)))
+    # a cube resting on others lands after them
+    floor_end = max((f.t1 for f in flights if f.rest.level == 1), default=0.0)
+    flights = [f if f.rest.level == 1 or f.t1 > floor_end else replace(f, t0=floor_end - f.duration + 0.1)
+               for f in flights]
     if trickle and len(flights) >= 2:
         # the straggler is knocked loose inside the tower and comes after a pause
         main_end = max(f.t1 for f in flights[:-1])
@@ -176,8 +182,36 @@ def plan_drop(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str
         t_out = max(t_hold + rng.uniform(0.3, 1.0), end - rng.uniform(0, 0.6))
         reach = (rng.uniform(-0.3, 0.3) * tray.width, -tray.depth / 2 + rng.uniform(15, 45))
         move = HandMove(reach, 270 + rng.uniform(-25, 25), t_in, t_hold, t_out, t_out + rng.uniform(0.3, 0.5))
+        move = replace(move, travel=_travel_out_of_view(setup, move))
     plan = DropPlan(tuple(before), tuple(flights), move, 0.0)
     return replace(plan, duration=plan.last_movement() + TAIL)
+
+
+def _travel_out_of_view(setup: TableSetup, move: HandMove) -> float:
+    """How far back the hand must be to be wholly outside the picture, so that
+    'a hand in view' and 'a hand moving' are the same frames."""
+    size = (640, 480)
+    R, C = setup.camera.pose()
+    K = setup.camera.intrinsics(size)
+    steps = np.linspace(0, 1, 32)[:, None]
+    lamp = setup.light.position()
+
+    def seen(travel: float) -> bool:
+        for a, b, r in replace(move, travel=travel).at(move.t_in).capsules:
+            pts = np.array(a) + (np.array(b) - np.array(a)) * steps
+            pts = np.concatenate([pts, floor_shadow(lamp, pts)])  # its shadow shows too
+            cam = (pts - C) @ R.T
+            uv = cam[:, :2] / cam[:, 2:3] * K[0, 0] + K[:2, 2]
+            pad = r * K[0, 0] / cam[:, 2] + 2
+            if np.any((uv[:, 0] > -pad) & (uv[:, 0] < size[0] + pad) & (uv[:, 1] > -pad) & (uv[:, 1] < size[1] + pad)):
+                return True
+        return False
+
+    lo, hi = 0.0, 1000.0  # seen at lo, not at hi: bisect to a millimetre
+    while hi - lo > 1.0:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if seen(mid) else (lo, mid)
+    return hi
 
 
 def drop_video(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str, int],
