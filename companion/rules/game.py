@@ -104,7 +104,10 @@ def draw_card(state: GameState, colour: str, dice: Dice) -> tuple[GameState, str
     if not deck:
         if not discard:
             raise StateError(f"{colour} has no cards to draw")
+        mark = len(dice.log)
         deck, discard = tuple(dice.shuffle(discard, f"reshuffle {colour}'s deck")), ()
+        state = state.logged({"player": colour, "reshuffle": list(deck),
+                              "rolls": [r.to_dict() for r in dice.rolls_since(mark)]})
     state = state.with_player(replace(p, deck=deck[1:], discard=discard))
     return state, deck[0]
 

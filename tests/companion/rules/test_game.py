@@ -6,7 +6,7 @@ import pytest
 from companion.rules.battle import Battle, resolve
 from companion.rules.deck import DECK
 from companion.rules.dice import Dice
-from companion.rules.game import (apply_battle, battle_sides, end_round, move, new_game,
+from companion.rules.game import (apply_battle, battle_sides, draw_card, end_round, move, new_game,
                                   pending_battles, purchase, start_round, take_turn)
 from companion.rules.state import StateError
 
@@ -52,6 +52,15 @@ def test_a_card_that_can_do_nothing_draws_another(board, make_state):
     assert [a.action for a in actions] == ["tax"] and state.player("blue").coins == 2
     assert state.log[0] == {"player": "blue", "draws_again": "tax-or-spend"}
     assert state.player("blue").discard == ("split-expand-or-maneuver", "tax-or-spend")
+
+
+def test_an_empty_deck_is_reshuffled_and_logged(make_state):
+    state = make_state({"Poland": {"blue": {F: 2}}},
+                       players={"blue": {"discard": ["tax-or-spend", "split-expand-or-maneuver"]}})
+    state, card = draw_card(state, "blue", Dice(source=lambda sides, why: sides))
+    assert card == "split-expand-or-maneuver" and state.player("blue").deck == ("tax-or-spend",)
+    assert state.log[-1]["reshuffle"] == ["split-expand-or-maneuver", "tax-or-spend"]
+    assert state.log[-1]["rolls"] == [{"die": 2, "value": 2, "reason": "reshuffle blue's deck"}]
 
 
 def _attacked(state, territory, attacker):
