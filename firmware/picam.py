@@ -135,9 +135,7 @@ class PiCameraSource(LiveSource):
         return locked
 
     def _grab(self) -> np.ndarray:
-        image = self._camera.capture_array("main")
-        # Some sensor modes pad rows; the configured width is what the rest expects.
-        return np.ascontiguousarray(image[:, :, :3])
+        return self._camera.capture_array("main")
 
     def _release(self) -> None:
         try:
