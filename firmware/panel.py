@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from typing import Callable, Mapping
 
 from firmware.errors import FirmwareError
@@ -87,7 +88,6 @@ def gpio_factory():
     """gpiozero's default pin factory for this machine, or None where there is no GPIO."""
     from gpiozero import Device
     from gpiozero.exc import BadPinFactory
-    import warnings
     try:
         with warnings.catch_warnings():
             # gpiozero warns once per factory it could not load; the result says it all.
