@@ -22,6 +22,7 @@ class Static:
     vignette: np.ndarray  # uint8 HxWx3, 255 = no loss, for cv2.multiply(scale=gain/255)
     noise: np.ndarray  # int16 tile (H + 2M) x (W + 2M) x 3
     corners: np.ndarray  # 4x2 floor corners, image px, clockwise from top-left
+    front: np.ndarray  # bool HxW: walls between the camera and the floor, drawn again over cubes
     K: np.ndarray
     R: np.ndarray
     C: np.ndarray
@@ -135,14 +136,18 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
             pts = project_points(K, R, C, cast)
             cv2.fillConvexPoly(mask, cv2.convexHull(np.round(pts * 16).astype(np.int32)), 255, cv2.LINE_AA, 4)
     mask = cv2.GaussianBlur(mask, (0, 0), 2.5)
-    _darken(image, mask, light.shadow_ratio())
+    darken(image, mask, light.shadow_ratio())
 
     # Walls, far ones first; only faces turned to the camera.
     boxes = sorted(wall_boxes(setup), key=lambda b: -np.linalg.norm((b[0] + b[1]) / 2 - C))
     grain = 1 + 0.05 * cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.0)
     wall_mask = np.zeros((h, w), np.uint8)
+    front = np.zeros((h, w), np.uint8)
     for lo3, hi3 in boxes:
         verts = box_vertices(lo3, hi3)
+        # the camera looks over this wall into the tray: it may hide the foot of a cube
+        outside = (C[0] < lo3[0] and hi3[0] <= -fw) or (C[0] > hi3[0] and lo3[0] >= fw) or (
+            C[1] < lo3[1] and hi3[1] <= -fd) or (C[1] > hi3[1] and lo3[1] >= fd)
         pts = project_points(K, R, C, verts)
         for idx, normal in BOX_FACES:
             normal = np.array(normal, float)
@@ -154,6 +159,8 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
             poly = np.round(pts[list(idx)] * 16).astype(np.int32)
             cv2.fillConvexPoly(image, poly, colour, cv2.LINE_AA, 4)
             cv2.fillConvexPoly(wall_mask, poly, 255, cv2.LINE_8, 4)
+            if outside:
+                cv2.fillConvexPoly(front, poly, 255, cv2.LINE_8, 4)
             if normal[2] > 0:  # worn rim edge catching the light
                 edge = [min(c * 1.25 + 6, 255) for c in colour]
                 cv2.polylines(image, [poly], True, edge, 1, cv2.LINE_AA, 4)
@@ -176,10 +183,10 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
     noise = luma[..., None] * 0.8 + chroma * 0.6
     noise = cv2.GaussianBlur(noise, (0, 0), 0.6)
     noise *= setup.noise / noise.std()
-    return Static(image, vignette, np.round(noise).astype(np.int16), corners, K, R, C)
+    return Static(image, vignette, np.round(noise).astype(np.int16), corners, front > 0, K, R, C)
 
 
-def _darken(image: np.ndarray, mask: np.ndarray, ratio: float) -> None:
+def darken(image: np.ndarray, mask: np.ndarray, ratio: float) -> None:
     """Multiply image by `ratio` (a linear light ratio) where mask is 255, blended by mask."""
     keep = ratio ** (1 / 2.2)
     factor = cv2.convertScaleAbs(mask, alpha=-(1 - keep), beta=255)

@@ -8,7 +8,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from firmware.scene.background import (NOISE_MARGIN, Lighting, _darken, floor_shadow, project_points,
+from firmware.scene.background import (NOISE_MARGIN, Lighting, darken, floor_shadow, project_points,
                                        rgb_to_bgr8, static)
 from firmware.scene.layout import CubePose, rotation
 from firmware.scene.paints import BARE_WOOD
@@ -115,7 +115,7 @@ def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
         pts = np.round(project_points(st.K, st.R, st.C, verts) * (1 << SHIFT)).astype(np.int32)
         order = np.argsort(-np.linalg.norm(centres - st.C, axis=1))
         top_face = np.argmax(normals[..., 2], axis=1)
-        upright = top_face == 0
+        upright = normals[:, 0, 2] > 0.95  # feet shading only for cubes standing square
         a, b, ua, ub = (pts[:, _FOOT[:, k]] for k in range(4))  # (n, 6, 2) each
         bands = np.stack([a, b, b + (ub - b) // 3, a + (ua - a) // 3], axis=2)
         for i in order:
@@ -133,6 +133,9 @@ def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
                 cv2.polylines(image, [poly], True, edges[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
             if labels:
                 tops[i] = (pts[i, _FACES[top_face[i]]] / (1 << SHIFT), int(top_face[i]))
+        np.copyto(image, st.image, where=st.front[..., None])
+        if labels:
+            label_img[st.front] = 0
     if hand is not None:
         _draw_hand(image, hand, light, st)
     image = _camera(image, setup, rng, gain, st)
@@ -163,7 +166,7 @@ def _shadows(image, verts: np.ndarray, hand, light, st) -> None:
                      max(1, int(2 * thick)), cv2.LINE_AA)
     mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
     mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
-    _darken(image, mask, light.shadow_ratio())
+    darken(image, mask, light.shadow_ratio())
 
 
 def _radius_px(st, point: np.ndarray, radius: float) -> float:

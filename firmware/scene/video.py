@@ -55,7 +55,6 @@ class Flight:
             z = r.z + (self.start[2] - r.z) * (1 - (tau / fall) ** 2)
         else:
             z = r.z + self.bounce * math.exp(-6 * (tau - fall)) * abs(math.sin(math.pi * (tau - fall) / 0.16))
-            z *= 1.0 if tau < 0.8 else 1.0
         decay = (1 - tau) ** 2
         pitch = r.pitch + self.tumble * decay * math.sin(3 * math.pi * tau)
         roll = r.roll + 0.6 * self.tumble * decay * math.sin(2 * math.pi * tau + 1.0)
