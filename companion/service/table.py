@@ -71,6 +71,7 @@ class TableService:
         self._counter_factory = counter_factory
         self.profile = profile
         self.counter = None
+        self._counter_size: tuple[int, int] | None = None
         self._count_lock = threading.Lock()
         self._detector = None
         self._last_motion: float | None = None
@@ -87,8 +88,6 @@ class TableService:
         self._preview_time = 0.0
         self.viewers = 0
         self._load()
-        if profile is not None:
-            self._make_counter(profile)
         for listener in (self._speak, self._light):
             self.bus.add_listener(listener)
         if panel is not None:
@@ -151,13 +150,13 @@ class TableService:
     def _make_counter(self, profile: Any) -> None:
         from calibration import make_counter
         from vision.settle import SettleDetector
-        size = (self.config.camera.width, self.config.camera.height)
-        if self._frame is not None:
-            size = self._frame.size
+        size = self._frame.size if self._frame is not None else (self.config.camera.width,
+                                                                 self.config.camera.height)
         factory = self._counter_factory or make_counter
         with self._count_lock:
             self.profile = profile
             self.counter = factory(profile, size)
+            self._counter_size = size
             self._detector = SettleDetector()
 
     # --- the camera loop -----------------------------------------------------------------
@@ -183,6 +182,9 @@ class TableService:
                 self._camera("ok", f"{self.source.name}: delivering")
             self.frames += 1
             self._frame = frame
+            if self.profile is not None and self._counter_size != frame.size:
+                # Made for the camera's real frame size, in this thread: the page answers meanwhile.
+                self._make_counter(self.profile)
             try:
                 self._watch(frame)
             except (CompanionError, VisionError, CalibrationError) as e:
@@ -580,7 +582,7 @@ class TableService:
                 "can_undo": len(steps) > 1 and steps[-1].kind not in START_KINDS and battle is None,
                 "events": [e.to_dict() for e in self.bus.recent(HISTORY)],
                 "camera": dict(self.camera_status),
-                "calibrated": self.counter is not None,
+                "calibrated": self.profile is not None,
                 "auto_drop": self.auto_drop,
                 "tray": self._tray,
                 # The simulated tray's truth, so a demo (and its tests) can check the count.
