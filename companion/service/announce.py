@@ -87,4 +87,7 @@ def undone(step_text: str) -> str:
 
 
 def camera(status: str, detail: str) -> str:
-    return "Camera back; watching the tray." if status == "ok" else f"Camera lost: {detail}."
+    if status == "ok":
+        return "Camera back; watching the tray."
+    why = detail.removeprefix("camera lost: ")
+    return f"Camera lost: {why}. Counting resumes when it is back."

@@ -63,3 +63,49 @@ def test_serve_refuses_a_foreign_database_and_keeps_it(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("companion serve: error: ") and "not an SQLite file" in err and "--data" in err
     assert (data / FILE_NAME).read_text() == "not a database"
+
+
+class FlakyCamera:
+    """A test double of a FrameSource (firmware.camera's protocol): frames, then a loss, then frames."""
+    name = "flaky"
+
+    def __init__(self, script):
+        import numpy as np
+        self.script = list(script)
+        self.image = np.zeros((48, 64, 3), np.uint8)
+        self.index = 0
+        self.done = __import__("threading").Event()
+
+    def read(self, timeout=3.0):
+        from firmware.camera import CameraLost, Frame
+        if not self.script:
+            self.done.set()
+            self.done.wait()
+            raise CameraLost("flaky: end of script")
+        step = self.script.pop(0)
+        if step == "lost":
+            raise CameraLost("camera lost: flaky unplugged")
+        self.index += 1
+        return Frame(self.image, float(self.index), self.index)
+
+    def close(self):
+        self.done.set()
+
+
+def test_a_lost_camera_is_announced_once_and_its_return_too(config, store):
+    panel = make_panel("mock", config.panel.pins)
+    camera = FlakyCamera(["frame", "frame", "lost", "lost", "lost", "frame", "frame"])
+    service = TableService(config, store, camera, panel=panel)
+    phases_seen = []
+    service.bus.add_listener(lambda e: phases_seen.append(panel.phase))
+    try:
+        service.start()
+        assert camera.done.wait(10)
+        texts = [e.text for e in service.bus.recent(5) if e.kind == "camera"]
+        assert texts == ["Camera lost: flaky unplugged. Counting resumes when it is back.",
+                         "Camera back; watching the tray."]
+        assert phases_seen == ["camera_lost", "idle"]
+        assert [e["kind"] for e in store.events()] == ["camera", "camera"]
+    finally:
+        service.stop()
+        panel.close()

@@ -1,6 +1,8 @@
 """The real server (waitress in a subprocess of `companion serve --demo`) on the simulated tray."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from companion.benchmarks.service import ServerProcess, run_battle, run_load
@@ -36,6 +38,12 @@ def test_a_declared_battle_is_dropped_counted_confirmed_and_stored(tmp_path):
         emerged = applied["emerged"]
         tower = {c: 4 * (c == "blue") + 3 * (c == "red") - emerged.get(c, 0) for c in set(emerged) | {"blue", "red"}}
         assert ledger["tower"] == {c: n for c, n in sorted(tower.items()) if n}
+        # A quiet table writes nothing, although the camera keeps watching the tray.
+        files = sorted((tmp_path / "data").glob("companion.sqlite3*"))
+        before = [(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files]
+        assert server.get("/api/state")[1]["camera"]["status"] == "ok"
+        time.sleep(1.5)
+        assert [(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files] == before
     # After a clean stop the same data directory starts where it was.
     with ServerProcess(tmp_path / "data") as server:
         state = server.get("/api/state")[1]
