@@ -10,7 +10,10 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from firmware.scene.setup import TABLE_DROP, TableSetup, light_rgb
+from firmware.scene import cubes
+from firmware.scene.layout import CubePose, footprint, overlap
+from firmware.scene.lighting import Lighting, darken, floor_shadow, project_points, rgb_to_bgr8
+from firmware.scene.setup import TABLE_DROP, TableSetup
 from firmware.scene.textures import TEXTURES
 
 NOISE_MARGIN = 24  # px the noise tile is shifted by, per frame
@@ -26,41 +29,6 @@ class Static:
     K: np.ndarray
     R: np.ndarray
     C: np.ndarray
-
-
-class Lighting:
-    """Radiance of surfaces under the set-up's lamp and ambient light, in camera units."""
-
-    def __init__(self, setup: TableSetup):
-        light = setup.light
-        self.lamp = light.position()
-        self.colour = light_rgb(setup)
-        self.ambient = light.ambient * (0.5 * self.colour + 0.5)
-        self.strength = light.strength
-        self.distance = light.distance
-        self.exposure = setup.exposure
-
-    def irradiance(self, points: np.ndarray, normals: np.ndarray) -> np.ndarray:
-        """(..., 3) linear RGB light arriving at points with the given normals."""
-        to_lamp = self.lamp - points
-        dist = np.linalg.norm(to_lamp, axis=-1, keepdims=True)
-        cos = np.clip(np.sum(normals * to_lamp / dist, axis=-1, keepdims=True), 0, None)
-        direct = self.strength * cos * (self.distance / dist) ** 2
-        return (self.ambient + direct * self.colour) * self.exposure
-
-    def shadow_ratio(self) -> float:
-        """How much light a floor in a cast shadow keeps (only ambient), at the tray centre."""
-        up = np.array([0, 0, 1.0])
-        full = self.irradiance(np.zeros(3), up).mean()
-        return float(self.ambient.mean() * self.exposure / full)
-
-
-def to_srgb(linear: np.ndarray) -> np.ndarray:
-    return np.clip(linear, 0, 1) ** (1 / 2.2) * 255
-
-
-def rgb_to_bgr8(rgb: np.ndarray) -> np.ndarray:
-    return np.clip(to_srgb(rgb)[..., ::-1] + 0.5, 0, 255).astype(np.uint8)
 
 
 def plane_homography(K, R, C, z: float) -> np.ndarray:
@@ -93,17 +61,6 @@ def box_vertices(lo, hi) -> np.ndarray:
                      for i in range(8)])
 
 
-def project_points(K, R, C, pts: np.ndarray) -> np.ndarray:
-    cam = (pts - C) @ R.T
-    return cam[..., :2] / cam[..., 2:3] * K[0, 0] + K[:2, 2]
-
-
-def floor_shadow(lamp: np.ndarray, pts: np.ndarray, z: float = 0.0) -> np.ndarray:
-    """Points cast by a point lamp onto the plane Z=z (points below the lamp only)."""
-    s = (lamp[2] - z) / np.maximum(lamp[2] - pts[..., 2:3], 1e-3)
-    return lamp + (pts - lamp) * s
-
-
 @lru_cache(maxsize=16)
 def static(setup: TableSetup, size: tuple[int, int]) -> Static:
     w, h = size
@@ -111,7 +68,6 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
     R, C = setup.camera.pose()
     K = setup.camera.intrinsics(size)
     light = Lighting(setup)
-    up = np.array([0, 0, 1.0], np.float32)
     image = np.zeros((h, w, 3), np.uint8)
 
     # The table: every image corner's ray meets it (tilt <= 25 degrees).
@@ -124,6 +80,13 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
 
     tray = setup.tray
     fw, fd = tray.width / 2, tray.depth / 2
+    clutter = np.random.default_rng([setup.seed, 1])
+    outer = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [fw + tray.wall_thickness, fd + tray.wall_thickness]
+    cards = _cards(clutter, setup.cards, outer, lo, hi)
+    for card in cards:
+        _paint_card(image, clutter, card, z0, light, K, R, C)
+    loose = _table_cubes(setup, clutter, outer, cards, lo, hi, z0)
+    loose_verts, loose_rot = cubes.vertices(loose)
     _paint_plane(image, rng, tray.floor, tray.floor_texture, np.array([-fw, -fd]), np.array([fw, fd]),
                  0.0, 3.0, light, K, R, C, walls=True)
 
@@ -135,8 +98,15 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
             cast = floor_shadow(lamp, box_vertices(lo3, hi3), z)
             pts = project_points(K, R, C, cast)
             cv2.fillConvexPoly(mask, cv2.convexHull(np.round(pts * 16).astype(np.int32)), 255, cv2.LINE_AA, 4)
+    cubes.cast_shadows(mask, loose_verts, light, K, R, C, 1.0, floor=z0)
     mask = cv2.GaussianBlur(mask, (0, 0), 2.5)
     darken(image, mask, light.shadow_ratio())
+
+    # Cubes on the table (a player's supply): those beyond a wall are partly hidden by it.
+    behind = np.array([(p.x > outer[1, 0] and C[0] < outer[1, 0]) or (p.x < outer[0, 0] and C[0] > outer[0, 0])
+                       or (p.y > outer[2, 1] and C[1] < outer[2, 1]) or (p.y < outer[0, 1] and C[1] > outer[0, 1])
+                       for p in loose], bool)
+    _paint_some(image, setup, loose, loose_verts, loose_rot, behind, light, K, R, C)
 
     # Walls, far ones first; only faces turned to the camera.
     boxes = sorted(wall_boxes(setup), key=lambda b: -np.linalg.norm((b[0] + b[1]) / 2 - C))
@@ -166,6 +136,7 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
                 cv2.polylines(image, [poly], True, edge, 1, cv2.LINE_AA, 4)
     textured = (image.astype(np.float32) * grain[..., None]).clip(0, 255).astype(np.uint8)
     np.copyto(image, textured, where=wall_mask[..., None] > 0)
+    _paint_some(image, setup, loose, loose_verts, loose_rot, ~behind, light, K, R, C)
 
     corners = project_points(K, R, C, tray.floor_corners())
 
@@ -186,11 +157,56 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
     return Static(image, vignette, np.round(noise).astype(np.int16), corners, front > 0, K, R, C)
 
 
-def darken(image: np.ndarray, mask: np.ndarray, ratio: float) -> None:
-    """Multiply image by `ratio` (a linear light ratio) where mask is 255, blended by mask."""
-    keep = ratio ** (1 / 2.2)
-    factor = cv2.convertScaleAbs(mask, alpha=-(1 - keep), beta=255)
-    cv2.multiply(image, cv2.merge([factor, factor, factor]), image, scale=1 / 255)
+def _paint_some(image, setup, poses, verts, rot, which, light, K, R, C) -> None:
+    if which.any():
+        cubes.paint(image, setup, [p for p, k in zip(poses, which) if k], verts[which], rot[which], light, K, R, C)
+
+
+def _cards(rng, count: int, outer: np.ndarray, lo, hi) -> list[np.ndarray]:
+    """Playing cards (63 x 88 mm) on the table round the tray, as floor polygons."""
+    out: list[np.ndarray] = []
+    for _ in range(count * 20):
+        if len(out) == count:
+            break
+        c = rng.uniform(lo, hi)
+        a = math.radians(rng.uniform(0, 180))
+        u, v = np.array([math.cos(a), math.sin(a)]) * 31.5, np.array([-math.sin(a), math.cos(a)]) * 44
+        card = np.array([c + u + v, c - u + v, c - u - v, c + u - v])
+        if not overlap(card, outer, 3.0) and not any(overlap(card, o, 1.0) for o in out):
+            out.append(card)
+    return out
+
+
+def _paint_card(image, rng, card: np.ndarray, z: float, light, K, R, C) -> None:
+    up = np.array([0, 0, 1.0])
+    centre = np.array([*card.mean(0), z])
+    irr = light.irradiance(centre, up)
+    inset = card.mean(0) + (card - card.mean(0)) * 0.86
+    ink = np.array([(0.35, 0.05, 0.04), (0.04, 0.08, 0.30), (0.20, 0.13, 0.06), (0.05, 0.15, 0.06),
+                    (0.05, 0.05, 0.06)][rng.integers(5)]) * rng.uniform(0.7, 1.3)
+    for poly, albedo in ((card, np.array([0.70, 0.68, 0.62])), (inset, ink)):
+        pts = project_points(K, R, C, np.column_stack([poly, np.full(4, z + 0.3)]))
+        colour = rgb_to_bgr8(albedo * irr).tolist()
+        cv2.fillConvexPoly(image, np.round(pts * 16).astype(np.int32), colour, cv2.LINE_AA, 4)
+
+
+def _table_cubes(setup: TableSetup, rng, outer: np.ndarray, cards, lo, hi, z: float) -> list[CubePose]:
+    """Loose cubes lying on the table outside the tray: in view, never counted."""
+    out: list[CubePose] = []
+    feet: list[np.ndarray] = []
+    s = setup.cube_size
+    for _ in range(setup.table_cubes * 30):
+        if len(out) == setup.table_cubes:
+            break
+        x, y = rng.uniform(lo + 5, hi - 5)
+        yaw = rng.uniform(0, 90)
+        foot = footprint(x, y, yaw, s)
+        if overlap(foot, outer, 8.0) or any(overlap(foot, f, 1.0) for f in feet + cards):
+            continue
+        colour = setup.colours[int(rng.integers(len(setup.colours)))]
+        out.append(CubePose(colour, float(x), float(y), z + s / 2, float(yaw), size=s))
+        feet.append(foot)
+    return out
 
 
 def _paint_plane(image, rng, albedo, texture, lo, hi, z, px_per_mm, light, K, R, C, walls=False) -> None:

@@ -8,25 +8,11 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from firmware.scene.background import (NOISE_MARGIN, Lighting, darken, floor_shadow, project_points,
-                                       rgb_to_bgr8, static)
-from firmware.scene.layout import CubePose, rotation
-from firmware.scene.paints import BARE_WOOD
+from firmware.scene import cubes
+from firmware.scene.background import NOISE_MARGIN, static
+from firmware.scene.layout import CubePose
+from firmware.scene.lighting import Lighting, darken, floor_shadow, project_points, rgb_to_bgr8
 from firmware.scene.setup import TableSetup
-
-# Cube corners: index bits are x, y, z (1 = +half); faces with outward local normals.
-_LOCAL = np.array([[(1 if i & 1 else -1), (1 if i & 2 else -1), (1 if i & 4 else -1)] for i in range(8)], float) / 2
-_FACES = np.array([(4, 5, 7, 6), (0, 2, 3, 1), (0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3)])
-_NORMALS = np.array([(0, 0, 1), (0, 0, -1), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0)], float)
-SHIFT = 4  # sub-pixel bits for OpenCV drawing
-# Per side face, positions in _FACES of its two bottom corners and the corners above them
-# (for an upright cube): the foot band of the face is drawn darker.
-_FOOT = np.zeros((6, 4), int)
-for _f, _face in enumerate(_FACES[2:], start=2):
-    _low = [k for k in range(4) if _face[k] < 4]
-    _up = [list(_face).index(_face[k] + 4) for k in _low]
-    _FOOT[_f] = _low + _up
-
 
 @dataclass
 class CubeTruth:
@@ -73,66 +59,21 @@ def render(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generato
 
 def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator, size: tuple[int, int],
          gain: float = 1.0, hand: Hand | None = None, labels: bool = False):
-    """The frame; with labels=True also an int32 image of cube*8+face+1 and each cube's top-face polygon."""
+    """The camera frame: `gain` scales brightness (flicker), `hand` is drawn over the tray.
+
+    With labels=True returns (image, labels, tops): an int32 image of cube*8+face+1 and
+    each cube's (top-face polygon, face index), for the truth.
+    """
     st = static(setup, size)
     w, h = size
     image = st.image.copy()
     light = Lighting(setup)
-    n = len(poses)
     label_img = np.zeros((h, w), np.int32) if labels else None
-    tops: list[np.ndarray | None] = [None] * n
-
-    verts = np.zeros((0, 8, 3))
-    if n:
-        rot = np.stack([rotation(p.yaw, p.pitch, p.roll) for p in poses])
-        sizes = np.array([p.size for p in poses])[:, None, None]
-        centres = np.array([[p.x, p.y, p.z] for p in poses])
-        verts = np.einsum("nij,kj->nki", rot, _LOCAL) * sizes + centres[:, None, :]
-    if n or hand:
+    verts, rot = cubes.vertices(poses)
+    if len(poses) or hand:
         _shadows(image, verts, hand, light, st)
-    if n:
-        normals = np.einsum("nij,fj->nfi", rot, _NORMALS)
-        face_centres = verts[:, _FACES].mean(2)
-        view = st.C - face_centres
-        facing = np.sum(normals * view, -1) > 0
-        irr = light.irradiance(face_centres, normals)
-        albedo = np.array([[np.multiply(setup.paint(p.colour).albedo, p.tint)] for p in poses])
-        gloss = np.array([setup.paint(p.colour).gloss for p in poses])[:, None, None]
-        wear = np.array([setup.paint(p.colour).wear for p in poses])[:, None, None]
-        # broad highlight of a semi-matte paint (Blinn-Phong, one value per face)
-        to_lamp = light.lamp - face_centres
-        half = to_lamp / np.linalg.norm(to_lamp, axis=-1, keepdims=True) + view / np.linalg.norm(view, axis=-1, keepdims=True)
-        half /= np.linalg.norm(half, axis=-1, keepdims=True)
-        spec = gloss * np.clip(np.sum(normals * half, -1, keepdims=True), 0, None) ** 12 * light.colour * light.exposure
-        rgb = albedo * irr + spec
-        colours = rgb_to_bgr8(rgb)
-        # less light reaches the foot of a side face (the floor and neighbours block it)
-        foot = rgb_to_bgr8(rgb * 0.8)
-        # edges: rounded and worn, darker on the sides, catching light round the top
-        wood = np.array(BARE_WOOD) * irr * wear
-        edges = rgb_to_bgr8(rgb * (1 - wear) * 0.72 + wood * 0.6)
-        rims = rgb_to_bgr8(rgb * (1 - wear) * 1.15 + wood * 0.9 + 0.01 * light.exposure)
-        pts = np.round(project_points(st.K, st.R, st.C, verts) * (1 << SHIFT)).astype(np.int32)
-        order = np.argsort(-np.linalg.norm(centres - st.C, axis=1))
-        top_face = np.argmax(normals[..., 2], axis=1)
-        upright = normals[:, 0, 2] > 0.95  # feet shading only for cubes standing square
-        a, b, ua, ub = (pts[:, _FOOT[:, k]] for k in range(4))  # (n, 6, 2) each
-        bands = np.stack([a, b, b + (ub - b) // 3, a + (ua - a) // 3], axis=2)
-        for i in order:
-            visible = np.nonzero(facing[i])[0]
-            for f in sorted(visible, key=lambda f: f == top_face[i]):  # top last: its rim stays on top
-                poly = pts[i, _FACES[f]]
-                cv2.fillConvexPoly(image, poly, colours[i, f].tolist(), cv2.LINE_AA, SHIFT)
-                if labels:
-                    cv2.fillConvexPoly(label_img, poly, int(i * 8 + f + 1), cv2.LINE_8, SHIFT)
-                if f == top_face[i]:
-                    cv2.polylines(image, [poly], True, rims[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
-                    continue
-                if upright[i] and f >= 2:
-                    cv2.fillConvexPoly(image, bands[i, f], foot[i, f].tolist(), cv2.LINE_AA, SHIFT)
-                cv2.polylines(image, [poly], True, edges[i, f].tolist(), 1, cv2.LINE_AA, SHIFT)
-            if labels:
-                tops[i] = (pts[i, _FACES[top_face[i]]] / (1 << SHIFT), int(top_face[i]))
+    tops = cubes.paint(image, setup, poses, verts, rot, light, st.K, st.R, st.C, label_img)
+    if len(poses):
         np.copyto(image, st.image, where=st.front[..., None])
         if labels:
             label_img[st.front] = 0
@@ -146,17 +87,7 @@ def _shadows(image, verts: np.ndarray, hand, light, st) -> None:
     h, w = image.shape[:2]
     scale = 0.5  # shadows are soft: draw them at half resolution
     mask = np.zeros((h // 2, w // 2), np.uint8)
-    k = (1 << SHIFT) * scale
-    if len(verts):
-        cast = np.round(project_points(st.K, st.R, st.C, floor_shadow(light.lamp, verts)) * k).astype(np.int32)
-        centre = verts.mean(1)
-        base = (verts[:, :4] - centre[:, None]) * [1.3, 1.3, 0] + centre[:, None] * [1, 1, 0]
-        base = np.round(project_points(st.K, st.R, st.C, base) * k).astype(np.int32)
-        on_floor = verts[:, :, 2].min(1) < 1.0
-        for i in range(len(verts)):
-            if on_floor[i]:  # contact shadow: little sky light reaches the floor round the base
-                cv2.fillConvexPoly(mask, cv2.convexHull(base[i]), 150, cv2.LINE_8, SHIFT)
-            cv2.fillConvexPoly(mask, cv2.convexHull(cast[i]), 255, cv2.LINE_8, SHIFT)
+    cubes.cast_shadows(mask, verts, light, st.K, st.R, st.C, scale)
     if hand is not None:
         for a, b, r in hand.capsules:
             ends = floor_shadow(light.lamp, np.array([a, b], float))

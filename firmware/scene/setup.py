@@ -98,6 +98,8 @@ class TableSetup:
     jpeg_quality: int
     seed: int  # textures and the noise pattern
     blur: float = 0.7  # lens softness, Gaussian sigma in px at 640x480
+    table_cubes: int = 0  # loose cubes on the table outside the tray (in view, never counted)
+    cards: int = 0  # playing cards on the table round the tray
 
     @property
     def colours(self) -> tuple[str, ...]:
@@ -158,6 +160,7 @@ def random_setup(rng: np.random.Generator, colours: Sequence[str] = DEFAULT_COLO
         white_balance=float(np.clip(light.kelvin + rng.normal(0, 700), 2500, 7000)),
         exposure=exposure, noise=rng.uniform(1.5, 4.0), vignetting=rng.uniform(0.08, 0.35),
         jpeg_quality=int(rng.integers(55, 93)), seed=int(rng.integers(2**31)), blur=rng.uniform(0.45, 1.1),
+        table_cubes=int(rng.choice([0, 0, 2, 4, 6])), cards=int(rng.choice([0, 0, 1, 2])),
     )
 
 
