@@ -100,7 +100,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     scale = min(1.0, CUBE_PIXELS / max(top_size, 1.0))
     rect_size = (max(8, round(nat_w * scale)), max(8, round(nat_h * scale)))
     geometry = TrayGeometry(corners, rect_size)
-    rect = geometry.rectify(frame)
+    rect = cv2.blur(geometry.rectify(frame), (3, 3))
 
     clicks = {name: geometry.to_rect(pts) for name, pts in points.items()}
     raw_faces = {name: [_clicked_face(rect, p) for p in pts] for name, pts in clicks.items()}
@@ -121,31 +121,35 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
                 raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube; "
                                        f"click on the middle of a cube's top")
 
-    # One cube's silhouette: the median blob under the clicks (a median, so a click on a
-    # cube touching others does not inflate it).
+    # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
+    # click on a cube touching others does not inflate them).
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
     coarse = counter.resolve(counter.labels(rect))
-    comps, _ = find_blobs(coarse, len(model.names), 1.0)
-    areas = {}
-    for pts in clicks.values():
+    comps, _ = find_blobs(coarse, len(model.names), 1.0, top_size * scale)
+    silhouettes, tops = {}, []
+    for k, (name, pts) in enumerate(clicks.items()):
+        _, top_comps = cv2.connectedComponents((coarse == k + 1).astype(np.uint8), connectivity=4)
         for rx, ry in pts:
-            comp = comps[min(int(ry), rect_size[1] - 1), min(int(rx), rect_size[0] - 1)]
-            if comp:
-                areas[comp] = float(np.count_nonzero(comps == comp))
-    if not areas:
+            at = min(int(ry), rect_size[1] - 1), min(int(rx), rect_size[0] - 1)
+            if comps[at]:
+                silhouettes[comps[at]] = float(np.count_nonzero(comps == comps[at]))
+            if top_comps[at]:
+                tops.append(float(np.count_nonzero(top_comps == top_comps[at])))
+    if not silhouettes or not tops:
         raise CalibrationError("no clicked cube stands out from the tray floor; check the clicks and the light")
-    cube_area = float(np.median(list(areas.values())))
+    cube_area = float(np.median(list(silhouettes.values())))
+    cube_size = float(np.sqrt(np.median(tops)))
 
     w, h = size
     profile = Profile(
         frame_size=size,
         corners=tuple((float(x) / w, float(y) / h) for x, y in corners),
-        rect_size=rect_size, cube_size=top_size * scale, cube_area=cube_area,
+        rect_size=rect_size, cube_size=cube_size, cube_area=cube_area,
         floor_pixels=floor_px, colour_pixels=colour_px,
         clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
         floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
         camera_controls=dict(camera_controls or {}))
-    return profile, quality_report(model, colour_px, top_size * scale)
+    return profile, quality_report(model, colour_px, cube_size)
 
 
 def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:

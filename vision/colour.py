@@ -24,8 +24,11 @@ import numpy as np
 
 from vision.errors import VisionError
 
-# Label values of the lookup table: 1..K cube colours; then these.
+# Label values of the lookup table: 1..K cube colours on a face lit like the clicked
+# tops (horizontal faces: all tops get the floor's light, which the normalisation evens
+# out), SIDE_BASE + k the other faces of colour k; then these.
 FLOOR = 0
+SIDE_BASE = 100
 UNKNOWN = 255
 DARK_BASE = 200          # DARK_BASE + i: floor-coloured at darkness bin i
 DARK_LEVELS = np.linspace(0.22, 0.86, 17)   # bin edges, fraction of the lit floor's brightness
@@ -33,8 +36,9 @@ DARK_LEVELS = np.linspace(0.22, 0.86, 17)   # bin edges, fraction of the lit flo
 # cubes and shadows must be told apart, coarse in the bright.
 BINS = 40
 # Light a cube face gets relative to the clicked (lit top) face: shaded sides down to
-# this, glints up to that.
+# this, glints up to that; tops (and their paint's spread between cubes) within TOP_SHADING.
 FACE_SHADING = (0.28, 1.45)
+TOP_SHADING = (0.86, 1.16)
 # The lit floor: texture, uneven light and the fit's residue stay within this range.
 FLOOR_SHADING = (0.86, 1.35)
 # Tolerance around a class: this many levels plus this fraction of the colour's brightness.
@@ -115,8 +119,9 @@ class FloorField:
         self.gains = self.reference / np.maximum(np.median(px / field[:, None], axis=0) * self.reference.mean(), 1e-3)
         return True
 
-    def normalise(self, image: np.ndarray) -> np.ndarray:
-        return np.clip(image.astype(np.float32) * self.scale(), 0, 255).astype(np.uint8)
+    def normalise(self, image: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+        scale = self.scale() if scale is None else scale
+        return np.clip(image.astype(np.float32) * scale, 0, 255).astype(np.uint8)
 
 
 class ColourModel:
@@ -147,11 +152,15 @@ class ColourModel:
         colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
         lit, _ = segment_distance(colours, self.floor_protos, FLOOR_SHADING)
         dark, s = segment_distance(colours, self.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
-        cubes = np.stack([segment_distance(colours, self.colour_protos[n], FACE_SHADING)[0]
-                          for n in self.names], axis=1)
+        fits = [segment_distance(colours, self.colour_protos[n], FACE_SHADING) for n in self.names]
+        cubes = np.stack([d for d, _ in fits], axis=1)
+        shading = np.stack([s for _, s in fits], axis=1)
         best = cubes.argmin(axis=1)
-        best_d = cubes[np.arange(len(colours)), best]
-        labels = np.where(best_d < 1.0, best + 1, UNKNOWN)
+        rows = np.arange(len(colours))
+        best_d = cubes[rows, best]
+        best_s = shading[rows, best]
+        top = (best_s >= TOP_SHADING[0]) & (best_s <= TOP_SHADING[1])
+        labels = np.where(best_d < 1.0, np.where(top, best + 1, SIDE_BASE + best + 1), UNKNOWN)
         # Floor colour wins ties: a pixel that fits the floor is floor (or shadow) unless a
         # cube colour fits it clearly better.
         floor_d = np.minimum(lit, dark)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.colour import DARK_BASE, DARK_LEVELS, FLOOR, UNKNOWN, ColourModel, FloorField
+from vision.colour import DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry
 from vision.segment import find_blobs
@@ -19,6 +19,9 @@ REFIT_TOLERANCE = 0.03
 # Floor-coloured pixels this much darker than the cast shadows of this frame are not
 # shadow: a black cube on a grey tray, or the dark side of a cube.
 SHADOW_MARGIN = 0.07
+# Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
+# outermost pixels mix the floor with the foot of the wall.
+EDGE_PIXELS = 2
 # Cast shadows keep at least this much of the floor's light when no shadow is seen.
 DEFAULT_SHADOW = 0.5
 
@@ -59,8 +62,9 @@ class Counter:
                  shadow_level: float | None = None):
         self.geometry = geometry
         self.model = model
-        self.cube_area = cube_area
-        self.cube_size = cube_size
+        self.cube_area = cube_area          # one lone cube's silhouette, rectified px
+        self.cube_size = cube_size          # edge of its top face, rectified px
+        self.top_area = cube_size ** 2
         self.frame_size = tuple(frame_size)
         self.field = FloorField(geometry.rect_size, model.floor_reference)
         if floor_field is not None:
@@ -82,29 +86,62 @@ class Counter:
             change = np.abs(self.field.scale()[::16, ::16] / before - 1).max()
             if change > REFIT_TOLERANCE:
                 labels = self.model.classify(self.field.normalise(rect))
-        return labels
+        return self._lift_wall_shadows(rect, labels)
+
+    def _lift_wall_shadows(self, rect: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Light cubes lying in the shadow of a tray wall as if they were in the open.
+
+        Wall shadows are the large shadowed floor regions touching the tray's edge (a cube's
+        own shadow is small and lies inside); cubes in them are holes, filled by a closing.
+        Their darkness is this frame's shadow level.
+        """
+        dark = ((labels >= DARK_BASE) & (labels != UNKNOWN)).astype(np.uint8)
+        n, comps, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        h, w = labels.shape
+        x, y, bw, bh, area = (stats[:, i] for i in range(5))
+        edge = (x <= 1) | (y <= 1) | (x + bw >= w - 1) | (y + bh >= h - 1)
+        walls = np.nonzero(edge & (area >= 2 * self.cube_area))[0]
+        walls = walls[walls > 0]
+        if len(walls) == 0:
+            return labels
+        shadow = np.isin(comps, walls)
+        level = float(np.median([dark_level(v) for v in labels[shadow][::7]]))
+        self.shadow_level = level
+        k = int(round(self.cube_size * 1.6)) | 1
+        shadow = cv2.morphologyEx(shadow.astype(np.uint8), cv2.MORPH_CLOSE,
+                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+        scale = self.field.scale()
+        scale[shadow] /= max(level, 0.2)
+        return self.model.classify(self.field.normalise(rect, scale))
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
-        """Coarse labels: FLOOR (lit or shadow), 1..K colours, K+1 unknown, K+2 dark cube part."""
+        """Coarse labels: FLOOR (lit or shadow), 1..K tops of colour k, K+k its other faces,
+        2K+1 unknown, 2K+2 dark cube part (a face too dark to name)."""
         n = len(self.model.names)
-        remap = np.full(256, n + 1, np.uint8)
+        remap = np.full(256, 2 * n + 1, np.uint8)
         remap[FLOOR] = FLOOR
         remap[1:n + 1] = np.arange(1, n + 1)
+        remap[SIDE_BASE + 1:SIDE_BASE + n + 1] = np.arange(n + 1, 2 * n + 1)
         for label in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1):
             level = dark_level(label)
             if level >= self.shadow_level - SHADOW_MARGIN:
                 remap[label] = FLOOR
             elif self.dark_colours:
-                remap[label] = min(self.dark_colours, key=lambda c: abs(self.dark_colours[c] - level))
+                c = min(self.dark_colours, key=lambda c: abs(self.dark_colours[c] - level))
+                remap[label] = c if abs(self.dark_colours[c] - level) < 0.06 else n + c
             else:
-                remap[label] = n + 2
-        return remap[labels]
+                remap[label] = 2 * n + 2
+        coarse = remap[labels]
+        # The outermost pixels mix floor and the foot of the wall.
+        b = EDGE_PIXELS
+        coarse[:b], coarse[-b:], coarse[:, :b], coarse[:, -b:] = FLOOR, FLOOR, FLOOR, FLOOR
+        return coarse
 
     def _shadow_level(self, labels: np.ndarray) -> float:
         """The darkness of this frame's cast shadows: the commonest darkness right next to
         coloured cubes (where their shadows fall)."""
         n = len(self.model.names)
-        cubes = ((labels >= 1) & (labels <= n)).astype(np.uint8)
+        cubes = ((labels >= 1) & (labels <= n) | (labels > SIDE_BASE) & (labels <= SIDE_BASE + n)).astype(np.uint8)
         for c in self.dark_colours:
             cubes[labels == c] = 0
         ring = cv2.dilate(cubes, np.ones((5, 5), np.uint8)) > 0
@@ -122,11 +159,14 @@ class Counter:
         if (frame.shape[1], frame.shape[0]) != self.frame_size:
             raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
                               f"for {self.frame_size[0]}x{self.frame_size[1]}")
-        rect = self.geometry.rectify(frame)
+        # Averaging 3x3 pixels brings sensor noise and JPEG blocks well below the
+        # difference between a cube's top and its sides, even for black.
+        rect = cv2.blur(self.geometry.rectify(frame), (3, 3))
         coarse = self.resolve(self.labels(rect))
         n = len(self.model.names)
-        comps, blobs = find_blobs(coarse, n, self.cube_area)
-        parts = [p for blob in blobs for p in split_blob(blob, comps, coarse, n, self.cube_area)]
+        comps, blobs = find_blobs(coarse, n, self.cube_area, self.cube_size)
+        parts = [p for blob in blobs
+                 for p in split_blob(blob, comps, coarse, n, self.top_area, self.cube_area)]
         return self._result(parts, start)
 
     def _result(self, parts, start) -> FrameCount:

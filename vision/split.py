@@ -1,9 +1,12 @@
 """Touching cubes and piles: how many cubes of each colour a blob holds, and where.
 
-A blob's pixels of one colour cover about `cube_area` per cube (the silhouette of one lone
-cube, measured at calibration). Piles hide part of the lower cubes, so a colour's count is
-its area over the cube area rounded with a bias toward more cubes, and each count gets a
-confidence from how close the ratio is to a whole number.
+Cubes are counted by their tops: every top is horizontal, so it gets the floor's light
+and, after the floor normalisation, keeps the clicked tops' colour anywhere in the tray,
+and it has the same size anywhere (the camera is far above compared to a cube), unlike the
+silhouette, whose visible sides grow toward the edge of the view. A colour's top area
+over one top's area is its count; a colour seen only by its sides (a leaning cube, a
+cube whose top is hidden) counts by silhouette area. Each count gets a confidence from
+how close the ratio is to a whole number.
 """
 from __future__ import annotations
 
@@ -14,12 +17,14 @@ import numpy as np
 
 from vision.segment import Blob
 
-# A colour's share of a blob below this fraction of a cube is a stray edge of a neighbour.
-MIN_COLOUR_FRACTION = 0.3
-# Unknown pixels need this much of a cube to be reported as an unknown blob.
+# Tops smaller than this share of a top are edges of a neighbour or glints.
+MIN_TOP_FRACTION = 0.3
+# Round n + this fraction up: the lower cubes of a pile show only part of their top.
+ROUND_UP_FROM = 0.5
+# A colour seen only by its sides needs this share of a cube's silhouette.
+MIN_SIDE_FRACTION = 0.45
+# Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob.
 MIN_UNKNOWN_FRACTION = 0.45
-# Round n + this fraction up: hidden parts of piled cubes make areas fall short.
-ROUND_UP_FROM = 0.45
 
 
 @dataclass(frozen=True)
@@ -29,34 +34,35 @@ class Part:
     confidence: float
 
 
-def cubes_in_area(area: float, cube_area: float) -> tuple[int, float]:
-    """Number of cubes that explain `area`, and a confidence 0..1 in that number."""
-    ratio = area / cube_area
+def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
+    """Number of cubes that explain `area` (at least one), and a confidence 0..1 in that number."""
+    ratio = area / unit
     n = max(int(np.floor(ratio)) + (1 if ratio - np.floor(ratio) >= ROUND_UP_FROM else 0), 1)
     confidence = float(np.clip(1.0 - 2.0 * abs(ratio - n) / max(1.0, n ** 0.5), 0.0, 1.0))
     return n, confidence
 
 
-def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, cube_area: float) -> list[Part]:
-    unknown, dark_part = n_colours + 1, n_colours + 2
+def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int,
+               top_area: float, cube_area: float) -> list[Part]:
+    k = n_colours
+    unknown, dark_part = 2 * k + 1, 2 * k + 2
     pixels = blob.class_pixels.astype(float)
-    colours = [c for c in range(1, n_colours + 1) if pixels[c] >= MIN_COLOUR_FRACTION * cube_area]
-    # Dark cube parts (shaded sides too dark to name) belong to the blob's colours.
-    extra = pixels[dark_part]
-    if colours:
-        total = sum(pixels[c] for c in colours)
-        areas = {c: pixels[c] + extra * pixels[c] / total for c in colours}
-    else:
-        areas = {}
-        pixels[unknown] += extra
-    if pixels[unknown] >= MIN_UNKNOWN_FRACTION * cube_area:
-        areas[None] = pixels[unknown]
+    counts: dict[int | None, tuple[int, float]] = {}
+    for c in range(1, k + 1):
+        top, sides = pixels[c], pixels[k + c]
+        if top >= MIN_TOP_FRACTION * top_area:
+            counts[c] = cubes_in_area(top, top_area)
+        elif top + sides >= MIN_SIDE_FRACTION * cube_area:
+            counts[c] = cubes_in_area(top + sides, cube_area)
+    rest = pixels[unknown] + (0 if counts else pixels[dark_part])
+    if rest >= MIN_UNKNOWN_FRACTION * cube_area:
+        counts[None] = cubes_in_area(rest, cube_area)
     x, y, w, h = blob.box
     inside = comps[y:y + h, x:x + w] == blob.index
+    window = coarse[y:y + h, x:x + w]
     parts: list[Part] = []
-    for cls, area in areas.items():
-        n, confidence = cubes_in_area(area, cube_area)
-        want = coarse[y:y + h, x:x + w] == (unknown if cls is None else cls)
+    for cls, (n, confidence) in counts.items():
+        want = window == unknown if cls is None else (window == cls) | (window == k + cls)
         ys, xs = np.nonzero(inside & want)
         if len(xs) == 0:
             ys, xs = np.nonzero(inside)
