@@ -32,7 +32,7 @@ PROFILES_DIR = "profiles"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$")
 KEEP = 4                 # snapshots and drafts kept in memory (one wizard at a time is usual)
 DROP_TIMEOUT = 12.0      # seconds a test drop may take to settle
-TEST_DROP = 2            # cubes of each calibrated colour in a simulated test drop
+TEST_DROP = 1            # cubes of each calibrated colour in a simulated test drop
 JPEG_QUALITY = 85
 
 
@@ -245,8 +245,8 @@ def _next_settled(service, detector, deadline: float) -> np.ndarray:
 
 @bp.post("/test-drop")
 def test_drop():
-    """Count the tray with the draft profile. On the simulated tray the companion first throws
-    TEST_DROP cubes of each calibrated colour and reports what really lies in the tray."""
+    """Count the tray with the draft profile. On the simulated tray the companion empties the
+    tray, throws TEST_DROP cubes of each calibrated colour and reports what really lies in it."""
     from vision.settle import SettleDetector
     data = _body()
     draft: Draft = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
@@ -256,8 +256,9 @@ def test_drop():
     source = service.source
     truth = None
     if hasattr(source, "throw"):
+        source.clear()
         detector, deadline = SettleDetector(), time.monotonic() + DROP_TIMEOUT
-        _next_settled(service, detector, deadline)  # the tray as it is before the drop
+        _next_settled(service, detector, deadline)  # the empty tray, before the drop
         source.throw({c: TEST_DROP for c in draft.profile.colours})
         image = _next_settled(service, detector, deadline)
         truth = {c: n for c, n in sorted(source.contents().items()) if n}

@@ -47,9 +47,10 @@ const TC = (() => {
     }
   }
 
-  // "4 blue, 3 red and 1 yellow"
+  // "4 blue, 3 red and 1 yellow": colours in `order` first, then the rest.
   function countsText(counts, order) {
-    const names = (order || Object.keys(counts || {})).filter((c) => (counts || {})[c] > 0);
+    counts = counts || {};
+    const names = [...new Set([...(order || []).filter(Boolean), ...Object.keys(counts)])].filter((c) => counts[c] > 0);
     const parts = names.map((c) => `${counts[c]} ${c}`);
     if (parts.length === 0) return "nothing";
     if (parts.length === 1) return parts[0];

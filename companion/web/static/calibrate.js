@@ -169,6 +169,8 @@
     w.corners = []; w.samples = {}; w.taps = [];
     cornersChanged(); samplesChanged();
     go(2);
+    // On a phone the buttons sit below the picture: bring the picture back to tap on.
+    canvas.scrollIntoView({ block: "center" });
   }));
   $("corners-reset").addEventListener("click", () => { w.corners = []; cornersChanged(); });
   $("corners-done").addEventListener("click", () => { renderPalette(); samplesChanged(); go(3); });

@@ -21,9 +21,7 @@
       const fromCup = cup[c] || 0;
       if (n - fromCup > 0) thrown[c] = n - fromCup;
     }
-    const order = [battle.attacker, battle.defender, colours.farmer].filter(Boolean);
-    const rest = Object.keys(thrown).filter((c) => !order.includes(c));
-    let text = `Throw ${countsText(thrown, order.concat(rest))}`;
+    let text = `Throw ${countsText(thrown, [battle.attacker, battle.defender, colours.farmer])}`;
     if (!battle.defender && thrown[colours.farmer]) text += ` (${colours.farmer} = the farmer)`;
     text += Object.values(cup).some((n) => n > 0) ? ` and the cup: ${countsText(cup)}` : " (the cup is empty)";
     return text;
@@ -143,7 +141,7 @@
       battle.defender ? chip(battle.defender) : "an empty province", where);
     $("battle-status").textContent = ({ waiting_for_throw: "waiting for the throw", moving: "cubes moving",
       counted: "counted", declared: "declared" })[battle.status] || battle.status;
-    $("battle-into").textContent = `Into the tower: ${countsText(battle.into_tower || {})}.`;
+    $("battle-into").textContent = `Into the tower: ${countsText(battle.into_tower || {}, [battle.attacker, battle.defender, colours.farmer])}.`;
     const conf = battle.confidence;
     $("battle-confidence").textContent = battle.status === "counted" && conf !== undefined && conf !== null
       ? `Count confidence ${Math.round(conf * 100)} %` + (battle.unknown ? ` — ${battle.unknown} unknown blob(s): check the tray` : "")
@@ -198,8 +196,10 @@
     $("ledger-note").textContent = neg ? "A negative number means a count was wrong: correct it, or undo." : "";
   }
 
+  // What the table heard: the recent announcements (the same sentences as the voice and the log).
   function renderHistory(s) {
-    const items = (s.history || []).slice().reverse().map((h) => el("li", {},
+    const said = (s.events && s.events.length ? s.events : s.history || []).slice(-12).reverse();
+    const items = said.map((h) => el("li", {},
       h.time ? el("span", { class: "when" }, new Date(h.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })) : "",
       h.text || h.kind || ""));
     $("history").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, "Nothing yet.")]));
