@@ -99,7 +99,7 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
             pts = project_points(K, R, C, cast)
             cv2.fillConvexPoly(mask, cv2.convexHull(np.round(pts * 16).astype(np.int32)), 255, cv2.LINE_AA, 4)
     cubes.cast_shadows(mask, loose_verts, light, K, R, C, 1.0, floor=z0)
-    mask = cv2.GaussianBlur(mask, (0, 0), 2.5)
+    mask = cv2.GaussianBlur(mask, (0, 0), 2.5 * setup.light.softness * w / 640)
     darken(image, mask, light.shadow_ratio())
 
     # Cubes on the table (a player's supply): those beyond a wall are partly hidden by it.

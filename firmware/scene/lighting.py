@@ -18,6 +18,7 @@ class Lighting:
         self.ambient = light.ambient * (0.5 * self.colour + 0.5)
         self.strength = light.strength
         self.distance = light.distance
+        self.softness = light.softness
         self.exposure = setup.exposure
 
     def irradiance(self, points: np.ndarray, normals: np.ndarray) -> np.ndarray:

@@ -95,7 +95,7 @@ def _shadows(image, verts: np.ndarray, hand, light, st) -> None:
             thick = _radius_px(st, np.array(b, float) * [1, 1, 0], r * 1.1) * scale
             cv2.line(mask, tuple(np.round(px[0]).astype(int)), tuple(np.round(px[1]).astype(int)), 255,
                      max(1, int(2 * thick)), cv2.LINE_AA)
-    mask = cv2.GaussianBlur(mask, (0, 0), 1.2)
+    mask = cv2.GaussianBlur(mask, (0, 0), 1.2 * light.softness * w / 640)
     mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
     darken(image, mask, light.shadow_ratio())
 

@@ -78,6 +78,7 @@ class Light:
     distance: float  # mm from the tray centre (a lamp, so light falls off across the tray)
     strength: float  # direct light on a floor facing it, relative to the camera's exposure
     ambient: float  # room fill light
+    softness: float = 1.0  # shadow penumbra: small bulb ~0.6, shaded or diffuse lamp ~2.5
 
     def position(self) -> np.ndarray:
         a, e = math.radians(self.azimuth), math.radians(self.elevation)
@@ -150,7 +151,8 @@ def random_setup(rng: np.random.Generator, colours: Sequence[str] = DEFAULT_COLO
                     focal=1.0, centre=(0.5, 0.5))
     camera = _frame_tray(camera, tray, fill=rng.uniform(0.74, 0.86), shift=rng.uniform(-0.03, 0.03, 2))
     light = Light(kelvin=rng.uniform(2700, 6500), azimuth=rng.uniform(0, 360), elevation=rng.uniform(35, 80),
-                  distance=rng.uniform(600, 1600), strength=1.0, ambient=rng.uniform(0.25, 0.6))
+                  distance=rng.uniform(600, 1600), strength=1.0, ambient=rng.uniform(0.25, 0.6),
+                  softness=rng.uniform(0.6, 2.5))
     # Auto exposure was locked with the tray in view: the floor centre lands near mid-grey.
     lit = light.ambient + light.strength * math.sin(math.radians(light.elevation))
     exposure = rng.uniform(0.8, 1.25) / lit
@@ -165,17 +167,28 @@ def random_setup(rng: np.random.Generator, colours: Sequence[str] = DEFAULT_COLO
 
 
 def drift_light(setup: TableSetup, rng: np.random.Generator) -> TableSetup:
-    """The same table and camera (exposure and white balance locked) under a changed room light."""
+    """The same table and camera (exposure and white balance locked) under a changed room
+    light: a warmer or cooler bulb, from elsewhere, 15-40% dimmer or brighter on the floor."""
     old = setup.light
     kelvin = old.kelvin + rng.choice([-1, 1]) * rng.uniform(700, 2000)
     if not 2500 <= kelvin <= 7000:
         kelvin = old.kelvin - (kelvin - old.kelvin)
-    scale = rng.choice([-1, 1]) * rng.uniform(0.15, 0.4)
     light = replace(old, kelvin=float(np.clip(kelvin, 2500, 7000)),
                     azimuth=(old.azimuth + rng.uniform(40, 140) * rng.choice([-1, 1])) % 360,
                     elevation=float(np.clip(old.elevation + rng.uniform(-20, 20), 30, 85)),
-                    strength=old.strength * (1 + scale), ambient=old.ambient * (1 + scale) * rng.uniform(0.85, 1.15))
-    return replace(setup, light=light)
+                    ambient=old.ambient * rng.uniform(0.7, 1.3), softness=rng.uniform(0.6, 2.5))
+    drifted = replace(setup, light=light)
+    target = 1 + rng.choice([-1, 1]) * rng.uniform(0.15, 0.4)
+    scale = target * _floor_light(setup) / _floor_light(drifted)
+    return replace(drifted, light=replace(light, strength=light.strength * scale, ambient=light.ambient * scale))
+
+
+def _floor_light(setup: TableSetup) -> float:
+    """Mean light on the floor centre, camera units (see the renderer's lighting)."""
+    colour = light_rgb(setup)
+    light = setup.light
+    return float(np.mean(light.ambient * (0.5 * colour + 0.5)
+                         + light.strength * math.sin(math.radians(light.elevation)) * colour))
 
 
 def _jitter(rgb, rng, spread: float) -> tuple[float, float, float]:
