@@ -233,8 +233,12 @@ class TableService:
         counted = phases.counted(record, dict(result.counts), unknown=int(result.unknown),
                                  confidence=round(float(result.confidence), 3))
         jpeg = _jpeg(self._annotate(image, result))
-        self._tray = dict(result.counts)
-        return self._commit_battle(counted, "battle_counted", announce.counted, image=jpeg)
+        self._tray = {c: n for c, n in result.counts.items() if n}
+        counted = self._commit_battle(counted, "battle_counted", announce.counted, image=jpeg)
+        if self.config.game.auto_confirm and not counted.unknown and not counted.outcome["warnings"]:
+            # The table chose not to confirm each count; a doubtful one still waits for it.
+            return self.confirm(counted.id)
+        return counted
 
     def _annotate(self, image, result):
         from vision import annotate

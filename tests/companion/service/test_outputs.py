@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 from companion.cli import main
 from companion.service.table import TableService
@@ -109,3 +110,40 @@ def test_a_lost_camera_is_announced_once_and_its_return_too(config, store):
     finally:
         service.stop()
         panel.close()
+
+
+def test_camera_loop_counts_a_simulated_drop_and_auto_confirms(tmp_path):
+    """In-process: the camera thread on a (non-realtime) simulated tray, the real settle detector
+    and counter; with game.auto_confirm a clear count is applied without a press."""
+    from calibration import build_profile
+    from companion.config import load_config
+    from companion.store import Store
+    from firmware.simtray import SimulatedTray
+
+    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False,
+                                   "game.auto_confirm": True})
+    tray = SimulatedTray(seed=1, realtime=False)
+    corners, samples = tray.calibration_clicks()
+    profile, _ = build_profile(tray.read().image, corners, samples)
+    tray.clear()
+    store = Store.in_dir(tmp_path)
+    service = TableService(config, store, tray, profile=profile)
+    applied = threading.Event()
+    truth = {}
+    # Called in the camera thread as each event is published: what the tray held when counted.
+    service.bus.add_listener(lambda e: e.kind == "battle_counted" and truth.update(tray.contents()))
+    service.bus.add_listener(lambda e: e.kind == "battle_applied" and applied.set())
+    try:
+        # Declared before the camera starts, so the drop begins on the first frame (deterministic).
+        service.declare_battle({"attacker": "red", "defender": "blue", "thrown": {"red": 3, "blue": 2}})
+        service.start()
+        assert applied.wait(30), [e.text for e in service.bus.recent(5)]
+        record = service.get_battle(1)
+        assert record.status == "applied" and not record.corrected
+        assert record.emerged == truth
+        kinds = [e.kind for e in service.bus.recent(10) if e.kind.startswith("battle")]
+        assert kinds == ["battle_declared", "battle_moving", "battle_counted", "battle_applied"]
+        assert store.battle_image(1)[:2] == b"\xff\xd8"  # the annotated JPEG of the count
+    finally:
+        service.stop()
+        store.close()
