@@ -7,10 +7,10 @@ import numpy as np
 from calibration.errors import CalibrationError
 from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
-from vision.colour import FLOOR, ColourModel, FloorField
+from vision.colour import DARK_BASE, FLOOR, UNKNOWN, ColourModel, FloorField
 from vision.counter import Counter
 from vision.errors import VisionError
-from vision.geometry import TrayGeometry, check_corners, natural_size
+from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
 from vision.segment import find_blobs
 
 # The rectified floor is scaled so one cube's top is about this many pixels across:
@@ -124,6 +124,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
+    labels = counter.labels(rect)
+    insets = floor_insets((labels == FLOOR) | (labels >= DARK_BASE) & (labels != UNKNOWN))
+    counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef, insets=insets)
     coarse = counter.resolve(counter.labels(rect))
     comps, _ = find_blobs(coarse, len(model.names), 1.0, top_size * scale)
     silhouettes, tops = {}, []
@@ -148,6 +151,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         floor_pixels=floor_px, colour_pixels=colour_px,
         clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
         floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
+        floor_insets=insets,
         camera_controls=dict(camera_controls or {}))
     return profile, quality_report(model, colour_px, cube_size)
 
@@ -162,4 +166,4 @@ def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
     model = ColourModel(profile.floor_pixels, profile.colour_pixels)
     return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
                    profile.cube_size, frame_size, floor_field=profile.floor_field or None,
-                   shadow_level=profile.shadow_level)
+                   shadow_level=profile.shadow_level, insets=profile.floor_insets or None)

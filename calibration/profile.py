@@ -34,6 +34,7 @@ class Profile:
     clicks: dict[str, tuple[tuple[float, float], ...]]  # colour -> relative click positions
     floor_field: tuple[float, ...] = ()             # lit floor brightness: quadratic over the rectified tray
     shadow_level: float | None = None               # cast shadows' brightness relative to the lit floor
+    floor_insets: tuple[int, ...] = ()              # band hidden by the near walls, per edge end (rectified px)
     camera_controls: dict = field(default_factory=dict)  # locked exposure/gains, restored with the profile
     version: int = VERSION
 
@@ -60,6 +61,7 @@ class Profile:
                         for name, px in self.colour_pixels.items()},
             "floor_field": [round(float(v), 5) for v in self.floor_field],
             "shadow_level": None if self.shadow_level is None else round(float(self.shadow_level), 4),
+            "floor_insets": [int(v) for v in self.floor_insets],
             "camera_controls": dict(self.camera_controls),
         }
 
@@ -89,6 +91,7 @@ class Profile:
                         for n, c in colours.items()},
                 floor_field=tuple(float(v) for v in data.get("floor_field") or ()),
                 shadow_level=None if data.get("shadow_level") is None else float(data["shadow_level"]),
+                floor_insets=tuple(int(v) for v in data.get("floor_insets") or ()),
                 camera_controls=dict(data.get("camera_controls") or {}),
                 version=VERSION,
             )

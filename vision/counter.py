@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.colour import DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField
 from vision.errors import VisionError
-from vision.geometry import TrayGeometry
+from vision.geometry import TrayGeometry, inset_mask
 from vision.segment import find_blobs
 from vision.split import split_blob
 
@@ -50,16 +50,24 @@ class FrameCount:
                            "confidence": round(c.confidence, 3)} for c in self.cubes]}
 
 
+# Light of the floor per fine label: 1 lit, the bin's darkness for DARK labels, 0 otherwise.
+_LEVELS = np.zeros(256, np.float32)
+
+
 def dark_level(label: int) -> float:
     """Darkness (fraction of the lit floor) at the middle of a DARK label's bin."""
     i = label - DARK_BASE
     return float((DARK_LEVELS[i] + DARK_LEVELS[i + 1]) / 2)
 
 
+_LEVELS[FLOOR] = 1.0
+_LEVELS[DARK_BASE:DARK_BASE + len(DARK_LEVELS) - 1] = [dark_level(v) for v in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1)]
+
+
 class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
-                 shadow_level: float | None = None):
+                 shadow_level: float | None = None, insets: tuple[int, ...] | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
@@ -70,6 +78,13 @@ class Counter:
         if floor_field is not None:
             self.field.coef = np.asarray(floor_field, dtype=np.float64)
         self.shadow_level = shadow_level if shadow_level is not None else DEFAULT_SHADOW
+        # The visible floor: without the band the near walls hide, nor the outermost
+        # pixels (clicked corners are a pixel or two off and mix in the foot of the wall).
+        w, h = geometry.rect_size
+        visible = inset_mask((w, h), insets) if insets else np.ones((h, w), np.uint8)
+        k = 2 * EDGE_PIXELS + 1
+        self.visible = cv2.erode(np.pad(visible, 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
+        self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
         # Cube colours whose lit faces are floor-coloured (black paint on a grey tray):
         # darkness level of their faces.
         self.dark_colours = {}
@@ -91,27 +106,27 @@ class Counter:
     def _lift_wall_shadows(self, rect: np.ndarray, labels: np.ndarray) -> np.ndarray:
         """Light cubes lying in the shadow of a tray wall as if they were in the open.
 
-        Wall shadows are the large shadowed floor regions touching the tray's edge (a cube's
-        own shadow is small and lies inside); cubes in them are holes, filled by a closing.
-        Their darkness is this frame's shadow level.
+        Wall shadows are the large shadowed floor regions touching the visible floor's edge
+        (a cube's own shadow is small and lies inside). The light there is interpolated
+        smoothly from the floor around (lit floor 1, wall shadow its darkness), leaving
+        the cubes' own shadows out, so a cube next to its shadow keeps the open light.
         """
         dark = ((labels >= DARK_BASE) & (labels != UNKNOWN)).astype(np.uint8)
         n, comps, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-        h, w = labels.shape
-        x, y, bw, bh, area = (stats[:, i] for i in range(5))
-        edge = (x <= 1) | (y <= 1) | (x + bw >= w - 1) | (y + bh >= h - 1)
-        walls = np.nonzero(edge & (area >= 2 * self.cube_area))[0]
+        at_edge = np.zeros(n, bool)
+        at_edge[comps[self.edge]] = True
+        walls = np.nonzero(at_edge & (stats[:, cv2.CC_STAT_AREA] >= 2 * self.cube_area))[0]
         walls = walls[walls > 0]
         if len(walls) == 0:
             return labels
         shadow = np.isin(comps, walls)
-        level = float(np.median([dark_level(v) for v in labels[shadow][::7]]))
-        self.shadow_level = level
-        k = int(round(self.cube_size * 1.6)) | 1
-        shadow = cv2.morphologyEx(shadow.astype(np.uint8), cv2.MORPH_CLOSE,
-                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
-        scale = self.field.scale()
-        scale[shadow] /= max(level, 0.2)
+        self.shadow_level = float(np.median(_LEVELS[labels[shadow][::7]]))
+        weight = ((labels == FLOOR) | shadow).astype(np.float32)
+        sigma = 0.8 * self.cube_size
+        light = cv2.GaussianBlur(_LEVELS[labels] * weight, (0, 0), sigma)
+        total = cv2.GaussianBlur(weight, (0, 0), sigma)
+        light = np.where(total > 0.05, light / np.maximum(total, 1e-6), 1.0)
+        scale = self.field.scale() / np.clip(light, 0.3, 1.0)[..., None]
         return self.model.classify(self.field.normalise(rect, scale))
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
@@ -131,11 +146,7 @@ class Counter:
                 remap[label] = c if abs(self.dark_colours[c] - level) < 0.06 else n + c
             else:
                 remap[label] = 2 * n + 2
-        coarse = remap[labels]
-        # The outermost pixels mix floor and the foot of the wall.
-        b = EDGE_PIXELS
-        coarse[:b], coarse[-b:], coarse[:, :b], coarse[:, -b:] = FLOOR, FLOOR, FLOOR, FLOOR
-        return coarse
+        return remap[labels] * self.visible
 
     def _shadow_level(self, labels: np.ndarray) -> float:
         """The darkness of this frame's cast shadows: the commonest darkness right next to

@@ -73,3 +73,34 @@ class TrayGeometry:
         if len(pts) == 0:
             return np.zeros((0, 2))
         return cv2.perspectiveTransform(pts, self.inverse).reshape(-1, 2)
+
+
+def floor_insets(floor_like: np.ndarray, share: float = 0.6) -> tuple[int, ...]:
+    """How far the visible floor starts inside each edge of the rectified tray.
+
+    The near walls hide a band of the floor next to them; the band is found as the rows
+    (columns) next to each edge, at each end of it, where less than `share` of the pixels
+    look like floor. Returns 8 values: top (left, right half), right (top, bottom),
+    bottom (left, right), left (top, bottom).
+    """
+    h, w = floor_like.shape
+    views = [floor_like[:, : w // 2], floor_like[:, w // 2:],              # from the top
+             floor_like[: h // 2, ::-1].T, floor_like[h // 2:, ::-1].T,    # from the right
+             floor_like[::-1, : w // 2], floor_like[::-1, w // 2:],        # from the bottom
+             floor_like[: h // 2, :].T, floor_like[h // 2:, :].T]          # from the left
+    out = []
+    for v in views:
+        rows = v[: max(1, v.shape[0] // 3)].mean(axis=1)
+        inside = np.nonzero(rows >= share)[0]
+        out.append(int(inside[0]) if len(inside) else 0)
+    return tuple(out)
+
+
+def inset_mask(size: tuple[int, int], insets) -> np.ndarray:
+    """The visible floor (uint8 0/1) of a rectified tray of `size` given `floor_insets`."""
+    w, h = size
+    t0, t1, r0, r1, b0, b1, l0, l1 = insets
+    quad = np.float32([[l0, t0], [w - 1 - r0, t1], [w - 1 - r1, h - 1 - b1], [l1, h - 1 - b0]])
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(mask, np.int32(np.round(quad)), 1)
+    return mask
