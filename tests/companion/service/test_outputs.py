@@ -75,14 +75,15 @@ class FlakyCamera:
         self.script = list(script)
         self.image = np.zeros((48, 64, 3), np.uint8)
         self.index = 0
-        self.done = __import__("threading").Event()
+        self.done = threading.Event()      # the script has been played
+        self.closed = threading.Event()
 
     def read(self, timeout=3.0):
         from firmware.camera import CameraLost, Frame
         if not self.script:
             self.done.set()
-            self.done.wait()
-            raise CameraLost("flaky: end of script")
+            self.closed.wait()  # silent until the service stops
+            raise CameraLost("flaky: closed")
         step = self.script.pop(0)
         if step == "lost":
             raise CameraLost("camera lost: flaky unplugged")
@@ -90,7 +91,7 @@ class FlakyCamera:
         return Frame(self.image, float(self.index), self.index)
 
     def close(self):
-        self.done.set()
+        self.closed.set()
 
 
 def test_a_lost_camera_is_announced_once_and_its_return_too(config, store):
