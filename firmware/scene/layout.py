@@ -79,11 +79,9 @@ class Placer:
             self.add(pose, group=-1)
 
     def add(self, pose: CubePose, group: int) -> None:
-        corners = _corners(pose)
-        low = corners[corners[:, 2] < 0.5 * pose.size]
-        if len(low):
-            hull = cv2.convexHull(low[:, :2].astype(np.float32)).reshape(-1, 2).astype(float)
-            self.feet.append(hull)
+        foot = _foot(pose)
+        if foot is not None:
+            self.feet.append(foot)
             self.group.append(group)
 
     def free(self, foot: np.ndarray, group: int, touching_ok: bool) -> bool:
@@ -120,14 +118,23 @@ class Placer:
                 self.rng.uniform(-tray.depth / 2 + m, tray.depth / 2 - m))
 
     def try_pose(self, pose: CubePose, group: int, touching_ok: bool = False) -> bool:
-        corners = _corners(pose)
-        low = corners[corners[:, 2] < 0.5 * pose.size]
-        foot = cv2.convexHull(low[:, :2].astype(np.float32)).reshape(-1, 2).astype(float)
+        """Place a cube that stands on the floor if its place is free and its top in view."""
+        foot = _foot(pose)
         top = np.array([pose.x, pose.y, pose.z + pose.size / 2])
         if not self.free(foot, group, touching_ok) or not self.visible(top):
             return False
-        self.add(pose, group)
+        self.feet.append(foot)
+        self.group.append(group)
         return True
+
+
+def _foot(pose: CubePose) -> np.ndarray | None:
+    """The floor polygon under a cube's low corners (None for a cube up on a pile)."""
+    corners = _corners(pose)
+    low = corners[corners[:, 2] < 0.5 * pose.size]
+    if not len(low):
+        return None
+    return cv2.convexHull(low[:, :2].astype(np.float32)).reshape(-1, 2).astype(float)
 
 
 def _corners(pose: CubePose) -> np.ndarray:

@@ -14,6 +14,7 @@ from firmware.scene.layout import CubePose
 from firmware.scene.lighting import Lighting, darken, floor_shadow, project_points, rgb_to_bgr8
 from firmware.scene.setup import TableSetup
 
+
 @dataclass
 class CubeTruth:
     colour: str
@@ -51,10 +52,10 @@ def render(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generato
            size: tuple[int, int] = (640, 480)) -> Scene:
     """A camera frame of the tray with these cubes, and its ground truth."""
     size = (int(size[0]), int(size[1]))
-    image, labels, faces = draw(setup, poses, rng, size, labels=True)
-    cubes = _truth(poses, labels, faces)
-    return Scene(image, counts_of(poses), static(setup, size).corners.copy(), cubes,
-                 _clicks(cubes, poses, labels, faces), list(poses))
+    image, labels, tops = draw(setup, poses, rng, size, labels=True)
+    truth = _truth(poses, labels, tops)
+    return Scene(image, counts_of(poses), static(setup, size).corners.copy(), truth,
+                 _clicks(truth, poses, labels, tops), list(poses))
 
 
 def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator, size: tuple[int, int],
@@ -126,7 +127,7 @@ def _camera(image, setup: TableSetup, rng, gain: float, st) -> np.ndarray:
     dy, dx = rng.integers(0, 2 * NOISE_MARGIN + 1, 2)
     image = cv2.add(image, st.noise[dy:dy + h, dx:dx + w], dtype=cv2.CV_8U)
     quality = int(np.clip(setup.jpeg_quality + rng.integers(-3, 4), 30, 100))
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    _, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 

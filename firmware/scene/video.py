@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from firmware.errors import FirmwareError
-from firmware.scene.background import floor_shadow
+from firmware.scene.lighting import floor_shadow
 from firmware.scene.layout import CubePose, layout
 from firmware.scene.render import Hand, counts_of, draw
 from firmware.scene.setup import TableSetup
