@@ -130,12 +130,12 @@ class TableService:
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
         with self._preview:
             self._preview.notify_all()
         if self.source is not None:
-            self.source.close()
+            self.source.close()  # also wakes a read waiting for its next frame
+        if self._thread is not None:
+            self._thread.join(timeout=5)
 
     # --- calibration -------------------------------------------------------------------
 
