@@ -14,15 +14,16 @@ from firmware.scene import cubes
 from firmware.scene.layout import CubePose, footprint, overlap
 from firmware.scene.lighting import Lighting, darken, floor_shadow, project_points, rgb_to_bgr8
 from firmware.scene.setup import TABLE_DROP, TableSetup
-from firmware.scene.textures import TEXTURES
+from firmware.scene.textures import TEXTURES, smooth_noise
 
 NOISE_MARGIN = 24  # px the noise tile is shifted by, per frame
+VIGNETTE_ONE = 232  # the vignette map's value for "no change" (headroom for the mottling)
 
 
 @dataclass(frozen=True, eq=False)
 class Static:
     image: np.ndarray  # BGR uint8, lit table and tray, no sensor effects
-    vignette: np.ndarray  # uint8 HxWx3, 255 = no loss, for cv2.multiply(scale=gain/255)
+    vignette: np.ndarray  # uint8 HxWx3, VIGNETTE_ONE = no loss, for cv2.multiply(scale=gain/VIGNETTE_ONE)
     noise: np.ndarray  # int16 tile (H + 2M) x (W + 2M) x 3
     corners: np.ndarray  # 4x2 floor corners, image px, clockwise from top-left
     front: np.ndarray  # bool HxW: walls between the camera and the floor, drawn again over cubes
@@ -144,7 +145,10 @@ def static(setup: TableSetup, size: tuple[int, int]) -> Static:
     cx, cy = K[0, 2], K[1, 2]
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / (w ** 2 / 4 + h ** 2 / 4)
     vig = 1 - setup.vignetting * np.clip(r2, 0, 1.5) ** 1.5
-    vignette = np.repeat((vig * 255).astype(np.uint8)[..., None], 3, axis=2)
+    # Faint mottling fixed in the picture (paint, dust, uneven pixels): no face is one flat colour.
+    mottle = 1 + 0.02 * smooth_noise(rng, (h, w), (h // 6, w // 6))[..., None] + 0.01 * np.stack(
+        [smooth_noise(rng, (h, w), (h // 3, w // 3)) for _ in range(3)], axis=-1)
+    vignette = np.clip(vig[..., None] * mottle * VIGNETTE_ONE, 0, 255).astype(np.uint8)
 
     # Sensor noise: luminance noise shared by the channels plus some chroma, slightly
     # blurred as by demosaicing; shifted per frame.

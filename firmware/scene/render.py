@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from firmware.scene import cubes
-from firmware.scene.background import NOISE_MARGIN, static
+from firmware.scene.background import NOISE_MARGIN, VIGNETTE_ONE, static
 from firmware.scene.layout import CubePose
 from firmware.scene.lighting import Lighting, darken, floor_shadow, project_points, rgb_to_bgr8
 from firmware.scene.setup import TableSetup
@@ -123,7 +123,7 @@ def _camera(image, setup: TableSetup, rng, gain: float, st) -> np.ndarray:
     h, w = image.shape[:2]
     sigma = setup.blur * w / 640
     image = cv2.GaussianBlur(image, (0, 0), sigma) if sigma > 0.05 else image
-    cv2.multiply(image, st.vignette, image, scale=gain / 255)
+    cv2.multiply(image, st.vignette, image, scale=gain / VIGNETTE_ONE)
     dy, dx = rng.integers(0, 2 * NOISE_MARGIN + 1, 2)
     image = cv2.add(image, st.noise[dy:dy + h, dx:dx + w], dtype=cv2.CV_8U)
     quality = int(np.clip(setup.jpeg_quality + rng.integers(-3, 4), 30, 100))
