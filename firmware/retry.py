@@ -1,7 +1,7 @@
 """A frame source that survives its camera: reopened with backoff when it is lost.
 
 A camera counts as lost when it raises, or when it has delivered nothing for `silence`
-seconds. The status ("ok" / "lost") and its detail are kept for the panel and the page,
+seconds (by default: for a whole read's timeout, the configured camera timeout). The status ("ok" / "lost") and its detail are kept for the panel and the page,
 and reported through `on_status` the moment they change.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ StatusCallback = Callable[[str, str], None]
 
 class RetryingSource(SourceBase):
     def __init__(self, opener: Callable[[], FrameSource], *, first: FrameSource | None = None,
-                 silence: float = 3.0, backoff: float = 0.5, max_backoff: float = 30.0,
+                 silence: float | None = None, backoff: float = 0.5, max_backoff: float = 30.0,
                  on_status: StatusCallback | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._opener = opener
@@ -54,13 +54,15 @@ class RetryingSource(SourceBase):
             if self._source is None and now >= self._next_attempt:
                 self._reopen(now)
             if self._source is not None:
+                # Lost when silent for the whole read (or for `silence` s since the last frame).
+                limit = deadline if self.silence is None else self._last_frame + self.silence
                 try:
-                    frame = self._source.read(max(0.0, min(deadline, self._last_frame + self.silence) - now))
+                    frame = self._source.read(max(0.0, min(deadline, limit) - now))
                 except EndOfStream:
                     raise
                 except FrameTimeout as e:
-                    if self._clock() - self._last_frame >= self.silence:
-                        self._lose(f"no frame for {self.silence:g} s")
+                    if self._clock() >= limit:
+                        self._lose(f"no frame for {timeout if self.silence is None else self.silence:g} s")
                     elif self._clock() >= deadline:
                         raise CameraLost(str(e)) from None
                 except CameraLost as e:
@@ -100,7 +102,7 @@ class RetryingSource(SourceBase):
             self.detail = f"camera lost: {e} (attempt {self.attempts}, next in {self._delay:g} s)"
             log.debug(self.detail)
             return
-        # Give the reopened camera a full silence period to deliver its first frame.
+        # A reopened camera gets a full silence period for its first frame.
         self._last_frame = self._clock()
 
     def _set(self, status: str, detail: str) -> None:

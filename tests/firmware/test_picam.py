@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -108,7 +109,7 @@ def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
     statuses = []
     source = open_source("picamera", 64, 48, 60, controls=LOCKED)
     source.on_status = lambda status, detail: statuses.append(status)
-    source.backoff, source.silence = 0.05, 0.3
+    source.backoff = 0.05
     try:
         if fault == "raises":
             fake.fake_fail_after = 3       # ribbon pulled after 3 frames: gone until plugged back
@@ -156,5 +157,18 @@ def test_relock_adapts_and_a_reopened_camera_keeps_the_new_lock(fake):
         assert fake.INSTANCES[-1].set_controls_calls == [
             {"AeEnable": False, "AwbEnable": False, "ExposureTime": relocked["ExposureTime"],
              "AnalogueGain": relocked["AnalogueGain"], "ColourGains": tuple(relocked["ColourGains"])}]
+    finally:
+        source.close()
+
+
+def test_a_reader_that_pauses_does_not_lose_the_camera(fake):
+    statuses = []
+    source = open_source("picamera", 64, 48, 30, controls=LOCKED)
+    source.on_status = lambda status, detail: statuses.append(status)
+    try:
+        source.read(timeout=1)
+        time.sleep(0.5)                      # the service was busy counting
+        source.read(timeout=0.2)
+        assert statuses == [] and source.status == "ok" and len(fake.INSTANCES) == 1
     finally:
         source.close()
