@@ -1,7 +1,16 @@
 """Synthetic photographs of the tray: table set-ups, cube layouts, frames and drop videos.
 
-Used by the simulated camera, by tests and by the vision benchmark. Every scene
-carries its ground truth. See `random_setup`, `layout`, `render`, `drop_video`.
+Used by the simulated camera, by tests and by the vision benchmark. Every scene carries
+its ground truth. Same seed (numpy Generator) -> identical output.
+
+    setup = random_setup(rng, colours=DEFAULT_COLOURS, paints=None)   # TableSetup
+    drifted = drift_light(setup, rng)                                 # same table, other light
+    poses = layout(setup, {"red": 3, "blue": 2}, "touching", rng)     # list[CubePose]
+    scene = render(setup, poses, rng, size=(640, 480))                # Scene with truth
+    frames = drop_video(setup, poses, {"green": 2}, rng, fps=15)      # list[VideoFrame]
+
+For a live camera: `plan_drop(...)` gives a DropPlan (poses/moving/counts/hand at time t)
+and `draw(setup, poses, rng, size, gain, hand)` renders one frame without the truth.
 """
 from firmware.scene.layout import KINDS, CubePose, layout
 from firmware.scene.paints import DEFAULT_COLOURS, DEFAULT_PAINTS
@@ -9,6 +18,6 @@ from firmware.scene.render import CubeTruth, Hand, Scene, counts_of, draw, rende
 from firmware.scene.setup import TableSetup, drift_light, random_setup
 from firmware.scene.video import DropPlan, VideoFrame, drop_video, frames, plan_drop
 
-__all__ = ["DEFAULT_COLOURS", "DEFAULT_PAINTS", "KINDS", "CubePose", "CubeTruth", "Hand", "Scene",
-           "TableSetup", "counts_of", "draw", "drift_light", "layout", "random_setup", "render",
-           "DropPlan", "VideoFrame", "drop_video", "frames", "plan_drop"]
+__all__ = ["DEFAULT_COLOURS", "DEFAULT_PAINTS", "KINDS", "CubePose", "CubeTruth", "DropPlan", "Hand", "Scene",
+           "TableSetup", "VideoFrame", "counts_of", "draw", "drift_light", "drop_video", "frames", "layout",
+           "plan_drop", "random_setup", "render"]

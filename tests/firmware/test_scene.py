@@ -122,6 +122,23 @@ def test_piles_hold_cubes_resting_on_others():
         assert p.z == pytest.approx(max(q.z + q.size / 2 for q in below) + p.size / 2, abs=0.01)
 
 
+def test_leaning_cubes_stand_on_an_edge_against_a_neighbour():
+    leaners = []
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        setup = random_setup(rng)
+        poses = layout(setup, COUNTS, "piles", rng)
+        for p in (p for p in poses if p.leaning):
+            corners = np.array([[x, y, z] for x in (-.5, .5) for y in (-.5, .5) for z in (-.5, .5)]) * p.size
+            world = corners @ p.rotation().T + [p.x, p.y, p.z]
+            assert world[:, 2].min() == pytest.approx(0, abs=1e-6), "an edge on the floor"
+            assert 10 < abs(p.roll) + abs(p.pitch) < 35
+            nearest = min(np.hypot(q.x - p.x, q.y - p.y) for q in poses if q is not p)
+            assert nearest < 1.3 * setup.cube_size, "it leans on a neighbour"
+            leaners.append(p)
+    assert leaners
+
+
 def test_drifted_light_changes_the_floor_colour_but_not_the_geometry():
     rng = np.random.default_rng(4)
     setup = random_setup(rng)
@@ -135,6 +152,19 @@ def test_drifted_light_changes_the_floor_colour_but_not_the_geometry():
     ma, mb = (np.array(cv2.mean(s.image, mask)[:3]) for s in (a, b))
     assert np.abs(ma - mb).max() > 6, (ma, mb)
     assert drifted.camera == setup.camera and drifted.tray == setup.tray and drifted.paints == setup.paints
+
+
+def test_loose_cubes_on_the_table_show_outside_the_floor_and_are_not_counted():
+    rng = np.random.default_rng(31)
+    setup = random_setup(rng)
+    poses = layout(setup, {"red": 2}, "scattered", rng)
+    bare, busy = (render(replace(setup, table_cubes=n, cards=0), poses, np.random.default_rng(1)) for n in (0, 6))
+    assert busy.counts == bare.counts == {"red": 2}
+    floor = np.zeros(bare.image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(floor, bare.corners.astype(np.int32), 1)
+    changed = np.abs(busy.image.astype(int) - bare.image.astype(int)).max(2) > 40
+    assert changed[floor == 0].sum() > 100
+    assert changed[floor == 1].sum() == 0
 
 
 def test_any_colour_name_with_a_paint_and_clear_errors_otherwise():
