@@ -17,6 +17,10 @@ log = logging.getLogger("companion.serve")
 # Waitress worker threads: every page holds one for /events and a phone may watch the
 # preview too, so 30 streaming clients plus ordinary requests must fit.
 THREADS = 48
+# Waitress keeps a streaming response's sent bytes until its buffer reaches this size, then
+# starts a new one (its default, 16 MB, would hold ~16 MB per /stream.mjpg client and spill
+# past 1 MB into temporary files on the SD card); a client this far behind waits.
+OUTBUF_HIGH_WATERMARK = 256 * 1024
 # The simulated tray's table; a fixed default keeps the saved calibration valid across starts.
 DEMO_SEED = 1
 
@@ -96,7 +100,8 @@ class Server:
         if self.new_pin:
             log.info("new table PIN created: %s", self.new_pin)
         self.wsgi = create_server(app, host=self.config.web.host, port=self.config.web.port,
-                                  threads=THREADS, channel_timeout=60, ident="tower-companion")
+                                  threads=THREADS, channel_timeout=60, ident="tower-companion",
+                                  outbuf_high_watermark=OUTBUF_HIGH_WATERMARK)
         self._parts.append(self.wsgi.close)
         log.info("started in %.2f s", time.monotonic() - started)
 
