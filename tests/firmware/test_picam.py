@@ -119,7 +119,8 @@ def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
         with pytest.raises(CameraLost, match="camera lost"):
             for _ in range(10):
                 seen.append(source.read(timeout=0.5).index)
-        assert seen == [0, 1, 2]
+        # Up to 3 frames, fewer if the reader was slower than the camera (only the newest is kept).
+        assert 1 <= len(seen) <= 3 and seen == list(range(len(seen)))
         assert source.status == "lost" and statuses == ["lost"]
         if fault == "goes silent":
             fake.fake_busy = True          # the stuck camera cannot be opened again yet
@@ -129,7 +130,7 @@ def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
         assert source.attempts >= 2
         fake.plug()
         frame = source.read(timeout=3)
-        assert frame.index == 3 and source.status == "ok" and statuses == ["lost", "ok"]
+        assert frame.index == len(seen) and source.status == "ok" and statuses == ["lost", "ok"]
         reopened = fake.INSTANCES[-1]
         assert reopened is not fake.INSTANCES[0] and not fake.INSTANCES[0].is_open
         assert reopened.set_controls_calls[-1]["ExposureTime"] == 8000   # re-locked on reopen
@@ -146,7 +147,8 @@ def test_relock_adapts_and_a_reopened_camera_keeps_the_new_lock(fake):
         relocked = source.relock()
         assert relocked["AnalogueGain"] > LOCKED["AnalogueGain"]
         assert fake.INSTANCES[-1].set_controls_calls[-2] == {"AeEnable": True, "AwbEnable": True}
-        assert source.read(timeout=2).image.mean() == pytest.approx(fake.TARGET_LEVEL, rel=0.1)
+        after = [source.read(timeout=2) for _ in range(3)][-1]    # surely taken after the relock
+        assert after.image.mean() == pytest.approx(fake.TARGET_LEVEL, rel=0.1)
         fake.fake_fail_after = fake.INSTANCES[-1].frames + 1
         with pytest.raises(CameraLost):
             for _ in range(5):
