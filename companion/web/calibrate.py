@@ -32,6 +32,7 @@ PROFILES_DIR = "profiles"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$")
 KEEP = 4                 # snapshots and drafts kept in memory (one wizard at a time is usual)
 DROP_TIMEOUT = 12.0      # seconds a test drop may take to settle
+LATE_CUBES = 1.0         # seconds to watch on after the tray settles, for a cube that trickles out late
 TEST_DROP = 1            # cubes of each calibrated colour in a simulated test drop
 JPEG_QUALITY = 85
 
@@ -158,7 +159,7 @@ def index():
     return render_template("calibrate.html", profiles=_profiles(),
                            demo=hasattr(source, "throw"),
                            colours=[*app_config().colours.players, app_config().colours.farmer],
-                           calibrated=getattr(service, "counter", None) is not None)
+                           calibrated=getattr(service, "profile", None) is not None)
 
 
 @bp.get("/frame.jpg")
@@ -228,10 +229,11 @@ def build():
                    detected=counted, image=f"/calibrate/image/{image_id}.jpg")
 
 
-def _next_settled(service, detector, deadline: float) -> np.ndarray:
-    """Feed the camera's new frames to `detector` until it reports a settled tray."""
-    last_index = None
-    while time.monotonic() < deadline:
+def _next_settled(service, detector, deadline: float, late: float = 0.0) -> np.ndarray:
+    """Feed the camera's new frames to `detector` until it reports a settled tray; then watch
+    `late` seconds more and take any later settled state (a cube that came out last)."""
+    last_index, image, until = None, None, deadline
+    while time.monotonic() < until:
         frame = service.latest_frame
         if frame is None or frame.index == last_index:
             time.sleep(0.02)
@@ -239,8 +241,12 @@ def _next_settled(service, detector, deadline: float) -> np.ndarray:
         last_index = frame.index
         event = detector.update(frame.image, frame.timestamp, frame.index)
         if event is not None:
-            return event.image.copy()
-    raise WizardError(f"the tray did not settle within {DROP_TIMEOUT:g} s: try the test again")
+            if image is None:
+                until = min(deadline, time.monotonic() + late)
+            image = event.image.copy()
+    if image is None:
+        raise WizardError(f"the tray did not settle within {DROP_TIMEOUT:g} s: try the test again")
+    return image
 
 
 @bp.post("/test-drop")
@@ -260,7 +266,7 @@ def test_drop():
         detector, deadline = SettleDetector(), time.monotonic() + DROP_TIMEOUT
         _next_settled(service, detector, deadline)  # the empty tray, before the drop
         source.throw({c: TEST_DROP for c in draft.profile.colours})
-        image = _next_settled(service, detector, deadline)
+        image = _next_settled(service, detector, deadline, LATE_CUBES)
         truth = {c: n for c, n in sorted(source.contents().items()) if n}
     else:
         image = _live_frame()

@@ -243,7 +243,7 @@ def test_calibration_wizard_end_to_end(live, scene, service, config):
     r = post_json(client, "/calibrate/save", {"draft": built["draft"], "name": "evening light"})
     assert r.status_code == 200 and r.get_json()["saved"] == "evening light"
     assert (Path(config.data_dir) / "profiles" / "evening light.json").is_file()
-    assert service.profile_path.is_file() and service.counter is not None
+    assert service.profile_path.is_file() and service.profile is not None
     assert "evening light" in client.get("/calibrate").data.decode()
     active = service.profile_path.read_bytes()
     service.profile_path.unlink()

@@ -132,9 +132,11 @@ const TC = (() => {
     return source;
   }
 
+  const capital = (text) => (text ? text[0].toUpperCase() + text.slice(1) : text);
+
   const unlocked = () => meta("pin-required") !== "yes" || meta("unlocked") === "yes";
 
   document.addEventListener("DOMContentLoaded", () => paintAll(document));
 
-  return { el, chip, swatch, paint, paintAll, countsText, flash, api, act, live, meta, unlocked };
+  return { el, chip, swatch, paint, paintAll, countsText, flash, api, act, live, meta, unlocked, capital };
 })();

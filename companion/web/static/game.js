@@ -58,7 +58,7 @@
     const body = $("players").querySelector("tbody");
     const players = (game && game.players) || {};
     body.replaceChildren(...Object.entries(players).map(([c, p]) => el("tr", { "data-colour": c },
-      el("td", {}, chip(c)), el("td", {}, p.automaton ? "automaton" : "player"),
+      el("td", {}, chip(c), el("span", { class: "small muted" }, p.automaton ? " automaton" : " person")),
       el("td", { class: "num" }, String(p.coins ?? 0)), el("td", { class: "num" }, String(p.crowns ?? 0)),
       el("td", {}, p.capital || ""))));
     $("automaton-next").disabled = !game || !!game.winner || !!state.battle
@@ -111,7 +111,7 @@
     if (!game) return "No game yet: set one up below.";
     if (game.winner) return `${game.winner} has won the game.`;
     if (state.battle) return "A battle is open: finish it on the Table page.";
-    if (turn && turn.status === "waiting") return `Move the pieces: ${turn.text} Then confirm.`;
+    if (turn && turn.status === "waiting") return `${TC.capital(turn.player) || "The automaton"}'s move: set the pieces as it says below, then confirm.`;
     if (turn && turn.status !== "done" && turn.text) return turn.text;
     return `Round ${game.round}: press “Next step of the round”.`;
   }

@@ -38,7 +38,7 @@
         default: break;
       }
     }
-    if (turn && turn.status === "waiting") return `Move the pieces: ${turn.text} Then confirm.`;
+    if (turn && turn.status === "waiting") return `${TC.capital(turn.player) || "The automaton"}'s move: set the pieces as it says below, then confirm.`;
     if (turn && turn.status !== "done" && turn.text) return turn.text;
     if (s && s.game) return "Declare a battle, or press Next for the round's next step.";
     return "Declare a battle, or set up a game on the Game page.";
