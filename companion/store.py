@@ -89,10 +89,13 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        existed = self.path.exists() and self.path.stat().st_size > 0
-        if existed:
-            self._check_header()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            existed = self.path.exists() and self.path.stat().st_size > 0
+            if existed:
+                self._check_header()
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot use the data directory: {e.strerror}") from None
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as e:
@@ -104,6 +107,10 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")
             if not existed:
                 self._create()
+        except sqlite3.Error as e:
+            self._db.close()
+            raise StoreError(f"{self.path}: cannot write the database ({e}); check that the data "
+                             "directory is writable and the disk not full") from None
         except BaseException:
             self._db.close()
             raise

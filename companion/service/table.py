@@ -629,7 +629,8 @@ class TableService:
             self.panel.show_outcome(PANEL_OUTCOMES[event.data["battle"]["outcome"]["result"]])
 
     def panel_command(self, command: str) -> None:
-        """A panel button (firmware.panel.COMMANDS); runs on gpiozero's thread."""
+        """A panel button (firmware.panel.COMMANDS); runs on gpiozero's thread. A press that does
+        not fit the moment is answered by voice, like the page's message."""
         try:
             battle = self.battle
             if command == "repeat":
@@ -638,16 +639,19 @@ class TableService:
                     self._speak(recent[0])
             elif command == "undo":
                 self.undo()
-            elif battle is None:
-                raise PhaseError(f"no battle is open: declare one on the page first ({command})")
-            elif command == "confirm":
-                self.confirm(battle.id)
-            elif command == "recount":
-                self.recount(battle.id)
-            elif command == "cancel":
-                self.cancel(battle.id)
-            elif command == "arm":
-                pass  # a declared battle is armed already: the camera is watching for its throw
+            elif command == "next":
+                self.automaton_next()
+            elif command == "confirm" and battle is None:
+                self.automaton_confirm()
+            elif command in ("confirm", "recount", "cancel") and battle is not None:
+                getattr(self, command)(battle.id)
+            elif command == "arm" and battle is not None:
+                pass  # a declared battle is armed already: the camera watches for its throw
+            else:
+                raise PhaseError({"arm": "declare the battle on the page first",
+                                  "recount": "no battle is open to recount",
+                                  "cancel": "no battle is open to cancel"}.get(
+                    command, f"the {command} button has no use in this version"))
         except (CompanionError, LookupError) as e:
             log.info("panel %s: %s", command, e)
             if self.speaker is not None:

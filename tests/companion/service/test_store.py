@@ -82,3 +82,9 @@ def test_a_newer_format_is_refused(tmp_path):
     db.close()
     with pytest.raises(StoreError, match="newer Tower Companion"):
         Store(path)
+
+
+def test_a_data_directory_that_cannot_be_made_is_a_clear_error(tmp_path):
+    (tmp_path / "taken").write_text("a file where the data directory should be")
+    with pytest.raises(StoreError, match="cannot use the data directory"):
+        Store.in_dir(tmp_path / "taken" / "data")
