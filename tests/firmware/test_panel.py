@@ -58,15 +58,22 @@ def test_real_pin_drives_a_short_press_to_the_callback(panel):
     assert panel.commands == ["confirm"]
 
 
+def wait_for(condition, seconds=3.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
 def test_holding_gives_the_long_press_once(panel):
     pin = panel.factory.pin(PINS["button_recount"])
+    start = time.monotonic()
     pin.drive_low()
-    time.sleep(0.1)
-    assert panel.events == []                  # not yet held long enough
-    time.sleep(0.25)
-    assert panel.events == [("recount", True)]  # fired at the hold time, before release
+    wait_for(lambda: panel.events)
+    assert time.monotonic() - start >= 0.2        # not before the hold time
+    assert panel.events == [("recount", True)]    # fired while still held, before release
     pin.drive_high()
-    assert panel.events == [("recount", True)]  # releasing adds no short press
+    assert panel.events == [("recount", True)]    # releasing adds no short press
     assert panel.commands == ["undo"]
 
 
@@ -109,19 +116,24 @@ def test_leds_follow_the_phase_and_outcome(panel):
         panel.show_phase("dancing")
 
 
+def intervals(pin, changes):
+    """Seconds between the pin's next `changes` state changes (a MockPin stamps each state
+    with the time since the previous one; the first is partial and skipped)."""
+    pin.clear_states()
+    wait_for(lambda: len(pin.states) > changes)
+    return [state.timestamp for state in pin.states[2:changes + 1]]
+
+
 def test_blink_patterns_toggle_the_pin(panel):
     attention = panel.factory.pin(PINS["led_attention"])
     panel.show_phase("camera_lost")
     assert panel.led_modes()["attention"] == "fast"
-    attention.clear_states()
-    time.sleep(0.5)
-    changes = len(attention.states)
-    assert changes >= 4                      # fast blink: 0.1 s on, 0.1 s off
+    fast = intervals(attention, 4)
+    assert all(0.05 <= t < 0.3 for t in fast)          # 0.1 s on, 0.1 s off
     panel.show_phase("attention")
     assert panel.led_modes()["attention"] == "blink"
-    attention.clear_states()
-    time.sleep(0.5)
-    assert len(attention.states) < changes   # slow blink: 0.5 s on, 0.5 s off
+    slow = intervals(attention, 3)
+    assert all(0.4 <= t < 0.9 for t in slow)           # 0.5 s on, 0.5 s off
     panel.show_phase("idle")
     assert panel.led_modes() == {"ready": "on", "counting": "off", "attention": "off",
                                  "attacker_won": "off", "held": "off", "devastated": "off"}
