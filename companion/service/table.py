@@ -76,7 +76,10 @@ class TableService:
         self._detector = None
         self._last_motion: float | None = None
         self._tray: dict[str, int] | None = None       # last settled tray contents (memory only)
-        self._baseline: dict[str, int] | None = None   # tray contents when the open battle was declared
+        # While a battle waits for its throw: the tray before it, and the cubes in it that are not
+        # the cup (strays, left by mistake): they lie there before the throw and are not counted.
+        self._before: dict[str, int] | None = None
+        self._strays: dict[str, int] | None = None
         self.camera_status = {"status": "starting", "detail": "", "source": getattr(source, "name", None)}
         self.frames = 0
         # The latest frame and count, and the preview JPEG built from them.
@@ -213,11 +216,12 @@ class TableService:
                 return
             if record.status == phases.WAITING:
                 # Still since before the throw: the tray as it is before the cubes come out.
-                self._tray = self._baseline = found
+                self._tray = found
+                self._set_before(found, record.cup)
                 return
-            if self._baseline is not None and _within(found, self._baseline):
+            if self._before is not None and _within(found, self._before):
                 # Only cubes taken out (the cup picked up to be thrown): still waiting.
-                self._baseline = found
+                self._set_before(found, record.cup)
                 if record.status == phases.MOVING:
                     self._commit_battle(replace(record, status=phases.WAITING), "battle_waiting",
                                         lambda r: f"Battle {r.id}: waiting for the throw.")
@@ -229,8 +233,13 @@ class TableService:
             self._frame_count = self.counter.count(image)
             return self._frame_count
 
+    def _set_before(self, tray: Mapping[str, int], cup: Mapping[str, int]) -> None:
+        self._before = dict(tray)
+        self._strays = dict(Counter(tray) - Counter(cup))
+
     def _counted(self, record: BattleRecord, result, image) -> BattleRecord:
-        counted = phases.counted(record, dict(result.counts), unknown=int(result.unknown),
+        emerged = Counter({c: n for c, n in result.counts.items() if n}) - Counter(self._strays or {})
+        counted = phases.counted(record, dict(emerged), unknown=int(result.unknown),
                                  confidence=round(float(result.confidence), 3))
         jpeg = _jpeg(self._annotate(image, result))
         self._tray = {c: n for c, n in result.counts.items() if n}
@@ -302,7 +311,10 @@ class TableService:
                                  "confirm or cancel it first")
             record = phases.declare(self.store.next_battle_id(), params, self.ledger.cup, self.farmer, origin)
             self._check_territory(record)
-            self._baseline = self._tray
+            if self._tray is not None:
+                self._set_before(self._tray, record.cup)
+            else:
+                self._before = self._strays = None
             record = self._commit_battle(record, "battle_declared", announce.declared)
             if self.auto_drop:
                 self._queue_drop(record)
@@ -385,8 +397,12 @@ class TableService:
         cubes = record.into_tower
 
         def drop() -> None:
-            # The cup is picked up out of the tray and thrown in with the armies.
+            # The cup is picked up out of the tray and thrown in with the armies; what lies in
+            # the tray then is what the count must not mistake for the throw.
             self._take_from_tray(record.cup)
+            with self._lock:
+                left = {c: n for c, n in self.source.contents().items() if n}
+                self._before, self._strays = left, left
             self.source.throw(cubes)
         self._tray_commands.append(drop)
 
