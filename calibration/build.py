@@ -48,6 +48,17 @@ def _clicked_face(image: np.ndarray, point: tuple[float, float]) -> np.ndarray:
     return mask[1:-1, 1:-1] > 0
 
 
+def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
+    """Coefficients of area = c0 + c1 x + c2 y + c3 (x² + y²) over the rectified tray
+    (x, y from -0.5 to 0.5), damped toward a constant when few cubes were clicked."""
+    if len(areas) < 4:
+        return (float(np.median(areas)), 0.0, 0.0, 0.0)
+    A = np.column_stack([np.ones(len(xy)), xy[:, 0], xy[:, 1], (xy ** 2).sum(axis=1)])
+    damping = np.diag([0.0, 1.0, 1.0, 1.0]) * (0.5 if len(areas) >= 8 else 3.0) * np.median(areas) ** 0
+    coef = np.linalg.solve(A.T @ A + damping, A.T @ areas)
+    return tuple(float(v) for v in coef)
+
+
 def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarray]:
     """The floor's brightness field and its normalised pixels: the share of the tray
     closest to its median colour, refined after evening out the light."""
@@ -134,14 +145,26 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         _, top_comps = cv2.connectedComponents((coarse == k + 1).astype(np.uint8), connectivity=4)
         for rx, ry in pts:
             at = min(int(ry), rect_size[1] - 1), min(int(rx), rect_size[0] - 1)
+            top = float(np.count_nonzero(top_comps == top_comps[at])) if top_comps[at] else 0.0
+            if top:
+                tops.append(top)
             if comps[at]:
-                silhouettes[comps[at]] = float(np.count_nonzero(comps == comps[at]))
-            if top_comps[at]:
-                tops.append(float(np.count_nonzero(top_comps == top_comps[at])))
+                silhouettes.setdefault(comps[at], []).append(top)
     if not silhouettes or not tops:
         raise CalibrationError("no clicked cube stands out from the tray floor; check the clicks and the light")
-    cube_area = float(np.median(list(silhouettes.values())))
-    cube_size = float(np.sqrt(np.median(tops)))
+    top_area = float(np.median(tops))
+    # Lone cubes (one click, one top's worth of top) give the silhouette's size across the
+    # tray: it grows away from the point below the camera, where more side shows.
+    lone = [(comp, tops_in[0]) for comp, tops_in in silhouettes.items()
+            if len(tops_in) == 1 and 0.7 * top_area <= tops_in[0] <= 1.3 * top_area]
+    samples_xy, areas = [], []
+    for comp, _ in lone or [(c, 0) for c in silhouettes]:
+        ys, xs = np.nonzero(comps == comp)
+        samples_xy.append((xs.mean() / rect_size[0] - 0.5, ys.mean() / rect_size[1] - 0.5))
+        areas.append(float(len(xs)))
+    cube_area = float(np.median(areas))
+    area_field = fit_area_field(np.array(samples_xy), np.array(areas))
+    cube_size = float(np.sqrt(top_area))
 
     w, h = size
     profile = Profile(
@@ -151,7 +174,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         floor_pixels=floor_px, colour_pixels=colour_px,
         clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
         floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
-        floor_insets=insets,
+        floor_insets=insets, area_field=area_field,
         camera_controls=dict(camera_controls or {}))
     return profile, quality_report(model, colour_px, cube_size)
 
@@ -166,4 +189,5 @@ def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
     model = ColourModel(profile.floor_pixels, profile.colour_pixels)
     return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
                    profile.cube_size, frame_size, floor_field=profile.floor_field or None,
-                   shadow_level=profile.shadow_level, insets=profile.floor_insets or None)
+                   shadow_level=profile.shadow_level, insets=profile.floor_insets or None,
+                   area_field=profile.area_field or None)

@@ -35,6 +35,7 @@ class Profile:
     floor_field: tuple[float, ...] = ()             # lit floor brightness: quadratic over the rectified tray
     shadow_level: float | None = None               # cast shadows' brightness relative to the lit floor
     floor_insets: tuple[int, ...] = ()              # band hidden by the near walls, per edge end (rectified px)
+    area_field: tuple[float, ...] = ()              # lone cube's silhouette area over the tray (see fit_area_field)
     camera_controls: dict = field(default_factory=dict)  # locked exposure/gains, restored with the profile
     version: int = VERSION
 
@@ -62,6 +63,7 @@ class Profile:
             "floor_field": [round(float(v), 5) for v in self.floor_field],
             "shadow_level": None if self.shadow_level is None else round(float(self.shadow_level), 4),
             "floor_insets": [int(v) for v in self.floor_insets],
+            "area_field": [round(float(v), 3) for v in self.area_field],
             "camera_controls": dict(self.camera_controls),
         }
 
@@ -92,6 +94,7 @@ class Profile:
                 floor_field=tuple(float(v) for v in data.get("floor_field") or ()),
                 shadow_level=None if data.get("shadow_level") is None else float(data["shadow_level"]),
                 floor_insets=tuple(int(v) for v in data.get("floor_insets") or ()),
+                area_field=tuple(float(v) for v in data.get("area_field") or ()),
                 camera_controls=dict(data.get("camera_controls") or {}),
                 version=VERSION,
             )

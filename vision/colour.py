@@ -119,6 +119,13 @@ class FloorField:
         self.gains = self.reference / np.maximum(np.median(px / field[:, None], axis=0) * self.reference.mean(), 1e-3)
         return True
 
+    def rebase(self, image: np.ndarray, mask: np.ndarray) -> None:
+        """Correct the gains from the median of the normalised image (the floor fills most
+        of the tray) when the light changed too much for the floor to be recognised."""
+        px = self.normalise(image)[mask > 0]
+        if len(px):
+            self.gains = self.gains * self.reference / np.maximum(np.median(px, axis=0), 2.0)
+
     def normalise(self, image: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
         scale = self.scale() if scale is None else scale
         return np.clip(image.astype(np.float32) * scale, 0, 255).astype(np.uint8)

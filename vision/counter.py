@@ -19,6 +19,9 @@ REFIT_TOLERANCE = 0.03
 # Floor-coloured pixels this much darker than the cast shadows of this frame are not
 # shadow: a black cube on a grey tray, or the dark side of a cube.
 SHADOW_MARGIN = 0.07
+# Below this share of lit floor the light has changed too much to find the floor by its
+# colour; the correction restarts from the tray's median colour.
+REBASE_BELOW = 0.4
 # Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
 # outermost pixels mix the floor with the foot of the wall.
 EDGE_PIXELS = 2
@@ -67,12 +70,14 @@ _LEVELS[DARK_BASE:DARK_BASE + len(DARK_LEVELS) - 1] = [dark_level(v) for v in ra
 class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
-                 shadow_level: float | None = None, insets: tuple[int, ...] | None = None):
+                 shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
+                 area_field: tuple[float, ...] | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
         self.cube_size = cube_size          # edge of its top face, rectified px
         self.top_area = cube_size ** 2
+        self.area_field = tuple(area_field) if area_field else (cube_area, 0.0, 0.0, 0.0)
         self.frame_size = tuple(frame_size)
         self.field = FloorField(geometry.rect_size, model.floor_reference)
         if floor_field is not None:
@@ -84,6 +89,7 @@ class Counter:
         visible = inset_mask((w, h), insets) if insets else np.ones((h, w), np.uint8)
         k = 2 * EDGE_PIXELS + 1
         self.visible = cv2.erode(np.pad(visible, 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
+        self.visible_area = int(np.count_nonzero(self.visible))
         self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
         # Cube colours whose lit faces are floor-coloured (black paint on a grey tray):
         # darkness level of their faces.
@@ -96,6 +102,9 @@ class Counter:
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""
         labels = self.model.classify(self.field.normalise(rect))
+        if np.count_nonzero((labels == FLOOR) & (self.visible > 0)) < REBASE_BELOW * self.visible_area:
+            self.field.rebase(rect, self.visible)
+            labels = self.model.classify(self.field.normalise(rect))
         before = self.field.scale()[::16, ::16]
         if self.field.fit(rect, labels == FLOOR):
             change = np.abs(self.field.scale()[::16, ::16] / before - 1).max()
@@ -163,6 +172,14 @@ class Counter:
         hist = np.bincount(dark - DARK_BASE, minlength=len(DARK_LEVELS) - 1)
         return dark_level(DARK_BASE + int(hist.argmax()))
 
+    def silhouette(self, centre: tuple[float, float]) -> float:
+        """Expected silhouette area of one lone cube at a rectified position."""
+        w, h = self.geometry.rect_size
+        x, y = centre[0] / w - 0.5, centre[1] / h - 0.5
+        c = self.area_field
+        area = c[0] + c[1] * x + c[2] * y + c[3] * (x * x + y * y)
+        return float(np.clip(area, 0.6 * self.cube_area, 1.6 * self.cube_area))
+
     def count(self, frame: np.ndarray) -> FrameCount:
         start = time.perf_counter()
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
@@ -177,7 +194,7 @@ class Counter:
         n = len(self.model.names)
         comps, blobs = find_blobs(coarse, n, self.cube_area, self.cube_size)
         parts = [p for blob in blobs
-                 for p in split_blob(blob, comps, coarse, n, self.top_area, self.cube_area)]
+                 for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre))]
         return self._result(parts, start)
 
     def _result(self, parts, start) -> FrameCount:

@@ -17,12 +17,13 @@ import numpy as np
 
 from vision.segment import Blob
 
-# Tops smaller than this share of a top are edges of a neighbour or glints.
-MIN_TOP_FRACTION = 0.3
 # Round n + this fraction up: the lower cubes of a pile show only part of their top.
-ROUND_UP_FROM = 0.5
-# A colour seen only by its sides needs this share of a cube's silhouette.
-MIN_SIDE_FRACTION = 0.45
+ROUND_UP_FROM = 0.4
+# A colour needs this much of a cube (by top or by silhouette) to count at all.
+MIN_FRACTION = 0.45
+# Next to another colour's top, a colour showing less top than this is that cube's dark
+# side or its shadow, not a cube of its own.
+MIN_TOP_BESIDE = 0.35
 # Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob.
 MIN_UNKNOWN_FRACTION = 0.45
 
@@ -44,16 +45,24 @@ def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
 
 def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int,
                top_area: float, cube_area: float) -> list[Part]:
+    """Cubes in one blob. `top_area`: one cube's top; `cube_area`: one lone cube's
+    silhouette where this blob lies."""
     k = n_colours
     unknown, dark_part = 2 * k + 1, 2 * k + 2
     pixels = blob.class_pixels.astype(float)
+    tops = pixels[1:k + 1] / top_area
     counts: dict[int | None, tuple[int, float]] = {}
     for c in range(1, k + 1):
-        top, sides = pixels[c], pixels[k + c]
-        if top >= MIN_TOP_FRACTION * top_area:
-            counts[c] = cubes_in_area(top, top_area)
-        elif top + sides >= MIN_SIDE_FRACTION * cube_area:
-            counts[c] = cubes_in_area(top + sides, cube_area)
+        top = tops[c - 1]
+        silhouette = (pixels[c] + pixels[k + c]) / cube_area
+        # A cube shows at least its top or its silhouette in full; piles hide part of both.
+        size = max(top, silhouette)
+        if size < MIN_FRACTION:
+            continue
+        beside = np.delete(tops, c - 1).max(initial=0.0)
+        if top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
+            continue
+        counts[c] = cubes_in_area(size, 1.0)
     rest = pixels[unknown] + (0 if counts else pixels[dark_part])
     if rest >= MIN_UNKNOWN_FRACTION * cube_area:
         counts[None] = cubes_in_area(rest, cube_area)
