@@ -53,7 +53,6 @@ PANEL_OUTCOMES = {"conquered": "attacker_won", "held": "held", "devastated": "de
 class TableService:
     def __init__(self, config: Config, store: Store, source: FrameSource | None, *,
                  bus: EventBus | None = None, speaker: Any = None, panel: Any = None,
-                 counter_factory: Callable[[Any, tuple[int, int]], Any] | None = None,
                  profile: Any = None) -> None:
         self.config = config
         self.store = store
@@ -68,7 +67,6 @@ class TableService:
         self._tray_commands: deque[Callable[[], None]] = deque()
         # The simulated tray plays the table's part: it drops declared battles itself.
         self.auto_drop = source is not None and hasattr(source, "throw")
-        self._counter_factory = counter_factory
         self.profile = profile
         self.counter = None
         self._counter_size: tuple[int, int] | None = None
@@ -155,12 +153,20 @@ class TableService:
         from vision.settle import SettleDetector
         size = self._frame.size if self._frame is not None else (self.config.camera.width,
                                                                  self.config.camera.height)
-        factory = self._counter_factory or make_counter
         with self._count_lock:
             self.profile = profile
-            self.counter = factory(profile, size)
+            self.counter = make_counter(profile, size)
             self._counter_size = size
             self._detector = SettleDetector()
+
+    def _counter_for(self, frame: Frame) -> None:
+        """A counter for the camera's real frame size, made here so the page answers meanwhile."""
+        try:
+            self._make_counter(self.profile)
+        except CalibrationError as e:
+            self.counter, self._counter_size = None, frame.size  # not retried on every frame
+            with self._lock:
+                self._commit("calibration", f"Not counting: {e}. Calibrate again on the Calibrate page.")
 
     # --- the camera loop -----------------------------------------------------------------
 
@@ -175,7 +181,7 @@ class TableService:
             try:
                 frame = self.source.read(timeout=timeout)
             except EndOfStream as e:
-                self._camera(f"lost", f"{e}")
+                self._camera("lost", str(e))
                 return
             except CameraLost as e:
                 self._camera("lost", str(e))
@@ -185,14 +191,16 @@ class TableService:
                 self._camera("ok", f"{self.source.name}: delivering")
             self.frames += 1
             self._frame = frame
-            if self.profile is not None and self._counter_size != frame.size:
-                # Made for the camera's real frame size, in this thread: the page answers meanwhile.
-                self._make_counter(self.profile)
             try:
+                if self.profile is not None and self._counter_size != frame.size:
+                    self._counter_for(frame)
                 self._watch(frame)
+                self._update_preview(frame)
             except (CompanionError, VisionError, CalibrationError) as e:
-                log.warning("count ignored: %s", e)
-            self._update_preview(frame)
+                log.warning("frame %d not counted: %s", frame.index, e)
+            except Exception:
+                # One bad frame must not stop the table; the log keeps the details.
+                log.exception("frame %d not counted", frame.index)
 
     def _watch(self, frame: Frame) -> None:
         detector = self._detector
