@@ -557,14 +557,14 @@ class TableService:
             tx.add_step(kind, text, _game_dict(game), _ledger_dict(ledger),
                         {"seed": self.seed, "turn": self.turn})
             tx.set_open("turn", self.turn)
-            event = tx.add_event(event_kind, text, {"turn": self.turn})
+            event = tx.add_event(event_kind, text, {"turn": _shown(self.turn)})
         self.game, self.ledger = game, ledger
         self._publish(event)
 
     def _commit_open_turn(self, kind: str) -> None:
         with self.store.transaction() as tx:
             tx.set_open("turn", self.turn)
-            event = tx.add_event(kind, self.turn["text"], {"turn": self.turn})
+            event = tx.add_event(kind, self.turn["text"], {"turn": _shown(self.turn)})
         self._publish(event)
 
     # --- undo, state --------------------------------------------------------------------------
@@ -603,7 +603,7 @@ class TableService:
                 "battle": battle.to_dict() if battle else None,
                 "game": _game_dict(self.game, log=False),
                 "game_log": list(self.game.log[-HISTORY:]) if self.game is not None else [],
-                "automaton": self.turn,
+                "automaton": _shown(self.turn),
                 "ledger": _ledger_dict(self.ledger),
                 "ledger_warnings": self.ledger.miscounts(),
                 "history": [s.summary() for s in steps],
@@ -706,6 +706,11 @@ def _jpeg(image) -> bytes:
     if not ok:
         raise CompanionError("could not encode a preview image")
     return data.tobytes()
+
+
+def _shown(turn: dict | None) -> dict | None:
+    """The open turn as the page sees it (without the proposed game, kept for the confirmation)."""
+    return None if turn is None else {k: v for k, v in turn.items() if k != "proposed"}
 
 
 def _game_dict(game, log: bool = True) -> dict | None:
