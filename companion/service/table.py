@@ -496,7 +496,7 @@ class TableService:
                 turn = turns.human_turn(colour, index)
             self.turn = {**turn, "round": game.round, "queue": queue[1:]}
             self._commit_open_turn("automaton")
-            return self.turn
+            return _shown(self.turn)
 
     def automaton_confirm(self) -> dict:
         """The table has moved the pieces as the automaton said: apply its decision."""
@@ -509,7 +509,7 @@ class TableService:
             self.turn = {**self.turn, "status": "done", "proposed": None}
             self._commit_step("automaton", f"Confirmed: {text}", after, self._board_synced(game, after),
                               event_kind="automaton")
-            return self.turn
+            return _shown(self.turn)
 
     def _round_battles(self) -> dict:
         """Declare the round's next pending battle, or end the round when none is left."""
@@ -522,7 +522,7 @@ class TableService:
                                  f"to fight, first in {pending[0]}."}
             self._commit_open_turn("automaton")
             self.declare_battle(params, origin="automaton")
-            return self.turn
+            return _shown(self.turn)
         game = rules_game.end_round(game)
         self.turn = None
         self._commit_step("round_end", f"Round {game.round - 1} is over.", game, self.ledger,
