@@ -44,8 +44,11 @@ PIN_LENGTHS = (4, 12)  # a PIN the table chooses: this many digits, inclusive
 SESSION_HOURS = 24  # an unlocked phone stays unlocked for a game evening
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
-# Paths that show the camera: watching them needs an unlocked session off loopback.
-CAMERA_PATHS = ("/stream.mjpg", "/calibrate/frame.jpg")
+# What shows the camera (the stream, calibration pictures, a battle's counted picture):
+# watching it needs an unlocked session off loopback.
+CAMERA_PATHS = ("/stream.mjpg",)
+CAMERA_PREFIXES = ("/calibrate/frame", "/calibrate/image/")
+CAMERA_SUFFIX_UNDER = ("/api/battles/", "/image.jpg")
 EXTENSION = "companion_security"
 
 
@@ -258,7 +261,10 @@ def _csrf_ok() -> bool:
 
 
 def _is_camera() -> bool:
-    return request.path in CAMERA_PATHS or request.path.startswith("/calibrate/frame")
+    path = request.path
+    prefix, suffix = CAMERA_SUFFIX_UNDER
+    return (path in CAMERA_PATHS or path.startswith(CAMERA_PREFIXES)
+            or (path.startswith(prefix) and path.endswith(suffix)))
 
 
 def _guard():

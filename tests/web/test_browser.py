@@ -35,10 +35,26 @@ def browser():
         b.close()
 
 
+def _serve(data_dir):
+    server = ServerProcess(data_dir, seed=3).start()
+    try:
+        yield server
+    finally:
+        # Killed, not stopped: a clean shutdown is the service tests' business, and a killed
+        # server loses nothing (every step is on disk before it is acknowledged).
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server for the battle, the game and the page tour, which run in that order."""
+    yield from _serve(tmp_path_factory.mktemp("web") / "data")
+
+
 @pytest.fixture
-def server(tmp_path):
-    with ServerProcess(tmp_path / "data", seed=3) as s:
-        yield s
+def fresh_server(tmp_path):
+    """A server of its own, for a test that changes the calibration and the tray."""
+    yield from _serve(tmp_path / "data")
 
 
 class Watched:
@@ -95,27 +111,6 @@ def laptop(browser, server):
     w.close()
 
 
-def test_every_page_at_phone_and_laptop_width(phone, laptop):
-    for w in (phone, laptop):
-        for name, path in PAGES.items():
-            page = w.goto(path)
-            page.wait_for_function("document.getElementById('now') === null || "
-                                   "!document.getElementById('now').textContent.startsWith('Loading')")
-            page.wait_for_timeout(300)
-            # Nothing is wider than the screen: no sideways scrolling on a phone.
-            overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0, f"{name} is {overflow}px wider than the {w.page.viewport_size['width']}px screen"
-            # Colours are named in words wherever a swatch is shown.
-            for chip in page.query_selector_all(".chip"):
-                assert chip.inner_text().strip(), "a colour chip without its name"
-            w.shot(name)
-        w.check()
-    # Assets as the browser fetched them carry no address of another server.
-    for url in {u for u in phone.requests if "/static/" in u}:
-        text = phone.page.evaluate("url => fetch(url).then(r => r.text())", url)
-        assert not re.search(r"https?://", text), url
-
-
 def _tap(page, canvas, x: float, y: float, width: int, height: int):
     """Click the canvas where image pixel (x, y) is shown."""
     canvas.scroll_into_view_if_needed()
@@ -123,7 +118,16 @@ def _tap(page, canvas, x: float, y: float, width: int, height: int):
     page.mouse.click(box["x"] + x * box["width"] / width, box["y"] + y * box["height"] / height)
 
 
-def test_calibration_wizard_makes_a_profile_that_counts_a_drop(phone, server):
+def test_calibration_wizard_makes_a_profile_that_counts_a_drop(browser, fresh_server):
+    server = fresh_server
+    phone = Watched(browser, server, PHONE)
+    try:
+        _wizard(phone, server)
+    finally:
+        phone.close()
+
+
+def _wizard(phone, server):
     page = phone.goto("/calibrate")
     page.click("#lock")
     page.wait_for_selector("#lock-result:has-text('nothing to lock')")
@@ -303,3 +307,24 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page.wait_for_selector(f"#history li:has-text('Confirmed: {turn['text'][:30]}')")
     laptop.check()
     phone.check()
+
+
+def test_every_page_at_phone_and_laptop_width(phone, laptop):
+    for w in (phone, laptop):
+        for name, path in PAGES.items():
+            page = w.goto(path)
+            page.wait_for_function("document.getElementById('now') === null || "
+                                   "!document.getElementById('now').textContent.startsWith('Loading')")
+            page.wait_for_timeout(300)
+            # Nothing is wider than the screen: no sideways scrolling on a phone.
+            overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"{name} is {overflow}px wider than the {w.page.viewport_size['width']}px screen"
+            # Colours are named in words wherever a swatch is shown.
+            for chip in page.query_selector_all(".chip"):
+                assert chip.inner_text().strip(), "a colour chip without its name"
+            w.shot(name)
+        w.check()
+    # Assets as the browser fetched them carry no address of another server.
+    for url in {u for u in phone.requests if "/static/" in u}:
+        text = phone.page.evaluate("url => fetch(url).then(r => r.text())", url)
+        assert not re.search(r"https?://", text), url

@@ -81,7 +81,9 @@ def test_network_locks_changes_and_the_camera_until_unlocked(make_app):
     assert r.status_code == 403 and "needs the table's PIN" in r.get_json()["error"]
     r = client.get("/stream.mjpg")
     assert r.status_code == 403 and b"watching the camera" in r.data
-    assert client.get("/calibrate/frame.jpg").status_code == 403
+    for camera in ("/calibrate/frame.jpg", "/calibrate/frame/abc.jpg", "/calibrate/image/abc.jpg",
+                   "/api/battles/1/image.jpg"):
+        assert client.get(camera).status_code == 403, camera
     unlock(app, client)
     assert client.get("/api/session").get_json()["unlocked"] is True
     assert post_json(client, "/api/pages/outcome", OUTCOME).status_code == 200

@@ -40,14 +40,14 @@
       shown += 1;
       const unitsCell = el("td", { class: "units-cell" }, ...colours.map((c) => el("span", { class: "u" }, chip(c,
         `${c}: ${Object.entries(t.units[c]).map(([k, n]) => unitText(k, n)).join(", ")}`))));
-      rows.push(el("tr", { class: colours.length > 1 ? "disputed" : "", "data-territory": info.name },
+      rows.push(el("tr", { class: (colours.length > 1 ? "disputed " : "") + (colours.length ? "has-units" : ""), "data-territory": info.name },
         el("td", {}, info.city && info.city !== info.name ? `${info.name} (${info.city})` : info.name),
-        el("td", { class: "num" }, info.tax ? String(info.tax) : ""),
-        el("td", {}, colours.length === 0 ? el("span", { class: "muted" }, "nobody")
+        el("td", { class: "num", "data-label": info.tax ? "tax" : null }, info.tax ? String(info.tax) : ""),
+        el("td", { class: "owner" }, colours.length === 0 ? el("span", { class: "muted" }, "nobody")
           : colours.length === 1 ? chip(colours[0]) : `disputed: ${colours.join(" and ")}`),
         unitsCell,
         el("td", {}, t.castle ? "castle" : ""),
-        el("td", { class: "num" }, t.revolt_markers ? String(t.revolt_markers) : "")));
+        el("td", { class: "num", "data-label": t.revolt_markers ? "revolt markers" : null }, t.revolt_markers ? String(t.revolt_markers) : "")));
     }
     body.replaceChildren(...rows);
     $("board-count").textContent = `${shown} of ${board.territories.length} territories shown.`;

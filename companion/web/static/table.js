@@ -160,17 +160,18 @@
   }
 
   // The round's current step: an automaton's decision waits for "confirm"; anything else
-  // (a person's turn, the round's start or its battles) goes on with "next".
+  // (a person's turn, the round's start, a confirmed move) goes on with "next".
   function renderAutomaton(s) {
     const turn = s.automaton;
-    const show = !!turn && turn.status !== "done" && !s.battle;
+    const show = !!s.game && !s.battle && !s.game.winner;
     $("automaton").hidden = !show;
     if (!show) return;
-    const waiting = turn.status === "waiting";
-    $("automaton-title").replaceChildren(waiting ? "The automaton " : "", turn.player ? chip(turn.player) : "",
-      waiting ? " says" : (turn.player ? " to play" : "The round"));
-    $("automaton-text").textContent = turn.text || "";
-    $("automaton-detail").textContent = turn.card ? `Card: ${turn.card.replace(/_/g, " ")}` : "";
+    const waiting = !!turn && turn.status === "waiting";
+    const open = !!turn && turn.status !== "done" && !!turn.text;
+    $("automaton-title").replaceChildren(waiting ? "The automaton " : "", turn && turn.player && open ? chip(turn.player) : "",
+      waiting ? " says" : (turn && turn.player && open ? " to play" : "The round"));
+    $("automaton-text").textContent = open ? turn.text : "When everyone has played, go on with the round.";
+    $("automaton-detail").textContent = waiting && turn.card ? `Card: ${turn.card.replace(/_/g, " ")}` : "";
     $("automaton-confirm").hidden = !waiting;
     $("automaton-next").hidden = waiting;
   }
@@ -213,8 +214,9 @@
     };
     const players = s.game ? Object.keys(s.game.players) : colours.players;
     fill($("attacker"), players);
+    const first = $("defender").options.length === 0;
     fill($("defender"), players, [el("option", { value: "" }, `empty province (1 ${colours.farmer} farmer)`)]);
-    if ($("defender").value === $("attacker").value) {
+    if (first || $("defender").value === $("attacker").value) {
       const other = players.find((c) => c !== $("attacker").value);
       if (other) $("defender").value = other;
     }
