@@ -641,7 +641,8 @@ class TableService:
         if self.camera_status["status"] == "lost":
             phase = "camera_lost"
         elif battle is None:
-            phase = "idle"
+            # An automaton's move waits for the table to move its pieces and confirm.
+            phase = "attention" if self.turn and self.turn["status"] == turns.WAITING else "idle"
         elif battle.status == phases.COUNTED:
             phase = "attention" if battle.unknown or (battle.outcome or {}).get("warnings") else "result"
         else:
