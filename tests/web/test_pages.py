@@ -286,3 +286,60 @@ def test_calibration_build_checks_the_taps(live):
 def test_calibration_without_a_service(client):
     r = post_json(client, "/calibrate/snapshot")
     assert r.status_code == 400 and "not running" in r.get_json()["error"]
+
+
+@pytest.fixture
+def sim_service(config):
+    from firmware.simtray import SimulatedTray
+    source = SimulatedTray(seed=5, realtime=True, leftovers={})
+    svc = TableService(config, Store.in_dir(config.data_dir), source)
+    svc.start()
+    deadline = time.monotonic() + 5
+    while svc.latest_frame is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    yield svc
+    svc.stop()
+    svc.store.close()
+
+
+def test_calibration_on_the_simulated_tray(make_app, sim_service):
+    """The demo helpers: lay cubes out, hint where to tap, test-drop with the truth, empty the tray."""
+    client = make_app(service=sim_service).test_client()
+    r = client.get("/calibrate/demo-hints", headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "put cubes in the simulated tray first" in r.get_json()["error"]
+    laid = post_json(client, "/calibrate/demo-layout").get_json()["colours"]
+    assert sim_service.source.contents() == {c: 1 for c in laid}
+    hints = client.get("/calibrate/demo-hints").get_json()
+    assert len(hints["corners"]) == 4 and set(hints["samples"]) == set(laid)
+    time.sleep(0.3)  # a frame of the laid-out tray
+    shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
+    lock = post_json(client, "/calibrate/lock").get_json()
+    assert lock["controls"] == {} and "nothing to lock" in lock["text"]
+    built = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": hints["corners"],
+                                                   "samples": hints["samples"]}).get_json()
+    # (Exact counting is the image-folder wizard test's; here the demo helpers are under test.)
+    assert {q["colour"] for q in built["report"]["colours"]} == set(laid)
+    bad = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": hints["corners"],
+                                                 "samples": {"re d": hints["samples"][laid[0]]}})
+    assert bad.status_code == 400 and "colour name 're d'" in bad.get_json()["error"]
+    test = post_json(client, "/calibrate/test-drop", {"draft": built["draft"]}).get_json()
+    assert test["truth"] == {c: n for c, n in sorted(sim_service.source.contents().items()) if n}
+    assert sum(test["truth"].values()) > 0
+    counted = {c: n for c, n in test["counted"]["counts"].items() if n}
+    assert test["correct"] == (counted == test["truth"] and test["counted"]["unknown"] == 0)
+    assert post_json(client, "/calibrate/clear").status_code == 200
+    assert sim_service.source.contents() == {}
+
+
+def test_test_drop_refused_while_a_battle_is_open(make_app, sim_service):
+    client = make_app(service=sim_service).test_client()
+    post_json(client, "/calibrate/demo-layout")
+    hints = client.get("/calibrate/demo-hints").get_json()
+    time.sleep(0.3)
+    shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
+    draft = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": hints["corners"],
+                                                   "samples": hints["samples"]}).get_json()["draft"]
+    assert post_json(client, "/api/battles", {"attacker": "blue", "defender": "red",
+                                              "thrown": {"blue": 1, "red": 1}}).status_code == 201
+    r = post_json(client, "/calibrate/test-drop", {"draft": draft})
+    assert r.status_code == 400 and "a battle is open" in r.get_json()["error"]
