@@ -244,6 +244,24 @@ def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, l
     for colour, n in ledger["cup"].items():
         assert laptop.page.inner_text(f"#ledger tr[data-colour='{colour}'] td:nth-child(5)") == str(n)
     phone.shot("table-confirmed")
+    # Undo takes the confirmed battle back: the ledger is as before it.
+    before = server.get("/api/state")[1]
+    page.click("#undo")
+    page.wait_for_selector(f"#history li:has-text('Undone: Battle {battle_id} confirmed')")
+    after = server.get("/api/state")[1]
+    assert server.get(f"/api/battles/{battle_id}")[1]["status"] == "undone"
+    assert after["ledger"]["cup"] == {} and after["ledger"] != before["ledger"]
+    # Recount re-reads the tray; cancel (after the page asks) drops the battle, changing nothing.
+    page.click("#declare-submit")
+    page.wait_for_selector("#battle-status:has-text('counted')", timeout=25000)
+    second = server.get("/api/state")[1]["battle"]["id"]
+    page.click("#recount")
+    page.wait_for_selector("#battle-status:has-text('counted')")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cancel")
+    page.wait_for_selector("#declare:visible")
+    assert server.get(f"/api/battles/{second}")[1]["status"] == "cancelled"
+    assert server.get("/api/state")[1]["ledger"] == after["ledger"]
     phone.check()
     laptop.check()
 
