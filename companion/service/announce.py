@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from companion.rules.battle import CONQUERED, DEVASTATED, HELD
-from companion.service.phases import BattleRecord
+from companion.service.phases import PRIME, BattleRecord
 
 
 def cubes(counts: Mapping[str, int], empty: str = "nothing") -> str:
@@ -35,6 +35,9 @@ def _target(record: BattleRecord) -> str:
 
 
 def declared(record: BattleRecord) -> str:
+    if record.kind == PRIME:
+        return (f"Prime the tower for the game: throw {cubes(record.into_tower)}. "
+                "What comes out goes back to the supply.")
     armies = _sides_first(record, record.thrown)
     if record.defender is None:
         armies[f"{record.farmer} farmer"] = 1
@@ -45,7 +48,8 @@ def declared(record: BattleRecord) -> str:
 
 
 def moving(record: BattleRecord) -> str:
-    return f"Battle {record.id}: cubes are falling; counting when the tray is still."
+    what = "Priming" if record.kind == PRIME else f"Battle {record.id}"
+    return f"{what}: cubes are falling; counting when the tray is still."
 
 
 def _result(record: BattleRecord) -> str:
@@ -62,13 +66,20 @@ def _result(record: BattleRecord) -> str:
 
 
 def counted(record: BattleRecord) -> str:
-    text = f"Battle {record.id}: counted {cubes(_sides_first(record, record.emerged or {}), 'no cubes')}: {_result(record)}."
+    found = cubes(_sides_first(record, record.emerged or {}), "no cubes")
+    if record.kind == PRIME:
+        text = f"Priming: counted {found}, back to the supply."
+    else:
+        text = f"Battle {record.id}: counted {found}: {_result(record)}."
     if record.unknown:
         text += f" {record.unknown} cube{'s' if record.unknown > 1 else ''} not recognised: check the count."
     return text + " Confirm or correct."
 
 
 def applied(record: BattleRecord) -> str:
+    if record.kind == PRIME:
+        return (f"Tower primed: {cubes(record.emerged or {}, 'no cubes')} came out and went back to "
+                "the supply; the rest stays in the tower.")
     o = record.outcome or {}
     text = f"Battle {record.id} confirmed: {_result(record)}."
     if o.get("to_province"):
@@ -79,7 +90,8 @@ def applied(record: BattleRecord) -> str:
 
 
 def cancelled(record: BattleRecord) -> str:
-    return f"Battle {record.id} cancelled; nothing was changed."
+    what = "The priming" if record.kind == PRIME else f"Battle {record.id}"
+    return f"{what} cancelled; nothing was changed."
 
 
 def undone(step_text: str) -> str:

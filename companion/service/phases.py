@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from companion.errors import CompanionError
 from companion.rules.battle import Battle, BattleError, Outcome, counts, into_tower, resolve
+from companion.rules.ledger import PRIME_FARMER_CUBES, PRIME_PLAYER_CUBES
 
 WAITING = "waiting_for_throw"
 MOVING = "moving"
@@ -21,6 +22,9 @@ APPLIED = "applied"
 CANCELLED = "cancelled"
 UNDONE = "undone"
 OPEN = (WAITING, MOVING, COUNTED)
+# A tower battle, or the priming throw at setup (RULES 1 "Accounting"): the same phases, but
+# what comes out goes back to the supply and nobody wins.
+BATTLE, PRIME = "battle", "prime"
 
 # Keys a table may send when declaring a battle (POST /api/battles).
 DECLARE_KEYS = {"attacker", "defender", "thrown", "revolt_markers", "territory", "pending_action"}
@@ -42,6 +46,7 @@ class BattleRecord:
     pending_action: bool = False
     territory: str | None = None
     origin: str = "table"            # "table" or "automaton"
+    kind: str = BATTLE
     status: str = WAITING
     emerged: Mapping[str, int] | None = None
     unknown: int = 0                 # blobs the counter could not name
@@ -59,6 +64,8 @@ class BattleRecord:
 
     @property
     def into_tower(self) -> dict[str, int]:
+        if self.kind == PRIME:
+            return {**self.thrown, self.farmer: PRIME_FARMER_CUBES}
         return into_tower(self.battle({}))
 
     @property
@@ -101,6 +108,15 @@ def declare(battle_id: int, params: Any, cup: Mapping[str, int], farmer: str,
                         times={WAITING: time.time()})
 
 
+def declare_prime(battle_id: int, players: list[str], farmer: str) -> BattleRecord:
+    """The priming throw: PRIME_PLAYER_CUBES of each player and PRIME_FARMER_CUBES farmers."""
+    if not players:
+        raise BattleError("priming the tower needs the players' colours")
+    return BattleRecord(id=battle_id, attacker=players[0], defender=None,
+                        thrown={p: PRIME_PLAYER_CUBES for p in players}, cup={}, farmer=farmer,
+                        kind=PRIME, times={WAITING: time.time()})
+
+
 def moving(record: BattleRecord) -> BattleRecord:
     _require(record, (WAITING,), "start moving")
     return replace(record, status=MOVING, times={**record.times, MOVING: time.time()})
@@ -111,14 +127,14 @@ def counted(record: BattleRecord, emerged: Mapping[str, int], unknown: int = 0,
     """The camera's (re)count: emerged cubes and the outcome they would give."""
     _require(record, OPEN, "be counted")
     emerged = counts("emerged", emerged)
-    outcome = resolve(record.battle(emerged))
+    outcome = resolve(record.battle(emerged)).to_dict() if record.kind == BATTLE else None
     return replace(record, status=COUNTED, emerged=emerged, unknown=unknown, confidence=confidence,
-                   corrected=False, outcome=outcome.to_dict(), times={**record.times, COUNTED: time.time()})
+                   corrected=False, outcome=outcome, times={**record.times, COUNTED: time.time()})
 
 
-def confirm(record: BattleRecord, emerged: Any = None) -> tuple[BattleRecord, Battle, Outcome]:
+def confirm(record: BattleRecord, emerged: Any = None) -> tuple[BattleRecord, Battle | None, Outcome | None]:
     """Confirm the count (or the table's corrected `emerged`); returns the applied record and
-    the battle and outcome to apply to the game and the ledger."""
+    the battle and outcome to apply to the game and the ledger (None, None for the priming)."""
     if emerged is None:
         _require(record, (COUNTED,), "be confirmed without counts (give \"emerged\" to enter them)")
         emerged, corrected = record.emerged or {}, record.corrected
@@ -126,6 +142,9 @@ def confirm(record: BattleRecord, emerged: Any = None) -> tuple[BattleRecord, Ba
         _require(record, OPEN, "be confirmed")
         emerged = counts("emerged", emerged)
         corrected = emerged != (record.emerged or {}) or record.corrected
+    if record.kind == PRIME:
+        return replace(record, status=APPLIED, emerged=emerged, corrected=corrected,
+                       times={**record.times, APPLIED: time.time()}), None, None
     battle = record.battle(emerged)
     outcome = resolve(battle)
     applied = replace(record, status=APPLIED, emerged=dict(battle.emerged), corrected=corrected,

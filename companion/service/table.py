@@ -252,7 +252,7 @@ class TableService:
         jpeg = _jpeg(self._annotate(image, result))
         self._tray = {c: n for c, n in result.counts.items() if n}
         counted = self._commit_battle(counted, "battle_counted", announce.counted, image=jpeg)
-        if self.config.game.auto_confirm and not counted.unknown and not counted.outcome["warnings"]:
+        if self.config.game.auto_confirm and not counted.unknown and not (counted.outcome or {}).get("warnings"):
             # The table chose not to confirm each count; a doubtful one still waits for it.
             return self.confirm(counted.id)
         return counted
@@ -319,6 +319,10 @@ class TableService:
                                  "confirm or cancel it first")
             record = phases.declare(self.store.next_battle_id(), params, self.ledger.cup, self.farmer, origin)
             self._check_territory(record)
+            return self._declared(record)
+
+    def _declared(self, record: BattleRecord) -> BattleRecord:
+        with self._lock:
             if self._tray is not None:
                 self._set_before(self._tray, record.cup)
             else:
@@ -327,6 +331,15 @@ class TableService:
             if self.auto_drop:
                 self._queue_drop(record)
             return record
+
+    def prime_tower(self) -> BattleRecord:
+        """The priming throw at setup (RULES 1 "Accounting"): the game's players' colours, else the
+        configured ones; counted like a battle, and what comes out goes back to the supply."""
+        with self._lock:
+            self._no_open_battle("priming the tower")
+            players = list(self.game.players) if self.game is not None else list(self.config.colours.players)
+            record = phases.declare_prime(self.store.next_battle_id(), players, self.farmer)
+            return self._declared(record)
 
     def get_battle(self, battle_id: int) -> BattleRecord:
         with self._lock:
@@ -357,12 +370,17 @@ class TableService:
             record = self._open(battle_id)
             applied, battle, outcome = phases.confirm(record, emerged)
             game = self.game
-            if game is not None and applied.territory is not None:
-                game = rules_game.apply_battle(game, applied.territory, applied.attacker, outcome)
-            ledger, warnings = self._ledger_after(battle, outcome)
+            if applied.kind == phases.PRIME:
+                ledger, warnings = self.ledger.prime(list(applied.thrown), applied.farmer, applied.emerged)
+                cup_after: Mapping[str, int] = {}
+            else:
+                if game is not None and applied.territory is not None:
+                    game = rules_game.apply_battle(game, applied.territory, applied.attacker, outcome)
+                ledger, warnings = self._ledger_after(battle, outcome)
+                cup_after = outcome.cup_after
             text = announce.applied(applied)
             with self.store.transaction() as tx:
-                step = tx.add_step("battle", text, _game_dict(game), _ledger_dict(ledger),
+                step = tx.add_step(applied.kind, text, _game_dict(game), _ledger_dict(ledger),
                                    {"battle": applied.id, "warnings": warnings, "seed": self.seed,
                                     "turn": self.turn})
                 applied = replace(applied, step_id=step.id)
@@ -372,9 +390,9 @@ class TableService:
             self._publish(event)
             if self.auto_drop:
                 # The table clears the tray after a battle: all but the cup leaves it.
-                leaving = Counter(applied.emerged or {}) - Counter(outcome.cup_after)
+                leaving = Counter(applied.emerged or {}) - Counter(cup_after)
                 self._tray_commands.append(lambda: self._take_from_tray(dict(leaving)))
-                self._tray = dict(outcome.cup_after)
+                self._tray = dict(cup_after)
             if self.turn and self.turn["status"] == turns.BATTLES:
                 # The round's battles: the service declares the next one itself.
                 self._round_battles()
@@ -650,7 +668,7 @@ class TableService:
         self.panel.show_phase(phase)
         if event.kind == "battle_declared":
             self.panel.show_outcome(None)
-        elif event.kind in ("battle_counted", "battle_applied"):
+        elif event.kind in ("battle_counted", "battle_applied") and event.data["battle"]["outcome"]:
             self.panel.show_outcome(PANEL_OUTCOMES[event.data["battle"]["outcome"]["result"]])
 
     def panel_command(self, command: str) -> None:

@@ -71,6 +71,13 @@ def declare():
     return jsonify(record.to_dict()), 201
 
 
+@bp.post("/prime")
+def prime():
+    """The priming throw at setup; then counted and confirmed like a battle."""
+    only(body())
+    return jsonify(service().prime_tower().to_dict()), 201
+
+
 @bp.get("/battles/<int:battle_id>")
 def battle(battle_id: int):
     return jsonify(service().get_battle(battle_id).to_dict())

@@ -126,3 +126,25 @@ def test_speech_can_be_muted(client):
     r = client.post("/api/speech", json={"muted": "yes"})
     assert r.status_code == 400 and "true or false" in r.get_json()["error"]
     assert client.post("/api/speech", json={"muted": True}).get_json() == {"available": False, "muted": False}
+
+
+def test_priming_the_tower_fills_the_ledgers_tower(client):
+    r = client.post("/api/game", json={"seed": 1, "players": [{"colour": "red", "automaton": False},
+                                                              {"colour": "blue", "automaton": True}]})
+    assert r.status_code == 201
+    r = client.post("/api/prime", json={})
+    assert r.status_code == 201
+    prime = r.get_json()
+    assert prime["kind"] == "prime" and prime["into_tower"] == {"red": 7, "blue": 7, "green": 10}
+    assert client.get("/api/state").get_json()["events"][-1]["text"] == (
+        "Prime the tower for the game: throw 7 red, 7 blue and 10 green. "
+        "What comes out goes back to the supply.")
+    r = client.post(f"/api/battles/{prime['id']}/confirm", json={"emerged": {"red": 5, "blue": 6, "green": 8}})
+    assert r.status_code == 200 and r.get_json()["outcome"] is None
+    ledger = client.get("/api/state").get_json()["ledger"]
+    assert ledger["tower"] == {"blue": 1, "green": 2, "red": 2}
+    # A later battle can release the primed cubes without a miscount.
+    b = declare(client, {"attacker": "blue", "defender": None, "thrown": {"blue": 1}})
+    client.post(f"/api/battles/{b['id']}/confirm", json={"emerged": {"blue": 2, "green": 2}})
+    state = client.get("/api/state").get_json()
+    assert state["ledger"]["tower"] == {"green": 1, "red": 2} and state["ledger_warnings"] == []
