@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from companion.benchmarks.service import ServerProcess, run_battle, run_load
+from companion.benchmarks.service import ServerProcess, run_load
 
 pytestmark = pytest.mark.slow
 
