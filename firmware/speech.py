@@ -63,7 +63,6 @@ class Speaker:
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self.spoken = 0
 
     def say(self, text: str) -> None:
         """Queue a sentence; returns at once."""
@@ -100,6 +99,5 @@ class Speaker:
                                         capture_output=True, text=True, timeout=SAY_TIMEOUT)
                 if result.returncode != 0:
                     log.warning("%s failed: %s", ESPEAK, result.stderr.strip() or result.returncode)
-                self.spoken += 1
             except (OSError, subprocess.TimeoutExpired) as e:
                 log.warning("%s failed: %s", ESPEAK, e)

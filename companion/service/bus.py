@@ -56,12 +56,6 @@ class Subscription:
     def close(self) -> None:
         self._bus._unsubscribe(self)
 
-    def __enter__(self) -> "Subscription":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
 
 Listener = Callable[[Event], None]
 

@@ -80,9 +80,8 @@ class TableService:
         self._strays: dict[str, int] | None = None
         self.camera_status = {"status": "starting", "detail": "", "source": getattr(source, "name", None)}
         self.frames = 0
-        # The latest frame and count, and the preview JPEG built from them.
+        # The latest frame, and the annotated preview JPEG built from it.
         self._frame: Frame | None = None
-        self._frame_count = None
         self._preview = threading.Condition()
         self._preview_jpeg: bytes | None = None
         self._preview_seq = 0
@@ -238,8 +237,7 @@ class TableService:
 
     def _count(self, image):
         with self._count_lock:
-            self._frame_count = self.counter.count(image)
-            return self._frame_count
+            return self.counter.count(image)
 
     def _set_before(self, tray: Mapping[str, int], cup: Mapping[str, int]) -> None:
         self._before = dict(tray)
@@ -627,7 +625,7 @@ class TableService:
                 "history": [s.summary() for s in steps],
                 "can_undo": len(steps) > 1 and steps[-1].kind not in START_KINDS and battle is None,
                 "events": [e.to_dict() for e in self.bus.recent(HISTORY)],
-                "camera": dict(self.camera_status),
+                "camera": {**self.camera_status, "frames": self.frames},
                 "calibrated": self.profile is not None,
                 "auto_drop": self.auto_drop,
                 "tray": self._tray,
