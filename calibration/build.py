@@ -20,6 +20,10 @@ CUBE_PIXELS = 12.0
 FACE_TOLERANCE = 12
 # The floor is the most common colour in the tray: this share of pixels nearest its median.
 FLOOR_SHARE = 0.6
+# A clicked face is grown within this share of the tray's size around the click.
+FACE_WINDOW = 0.12
+# A click whose face grows over this many typical faces and has the floor's colour hit the floor.
+FLOOR_CLICK_FACES = 10
 # Samples kept per class (the profile stays small; k-means needs no more).
 MAX_SAMPLES = 400
 
@@ -37,15 +41,37 @@ def _check_frame(frame) -> tuple[int, int]:
 
 
 def _clicked_face(image: np.ndarray, point: tuple[float, float]) -> np.ndarray:
-    """Mask of the face around a click (grown from the click over similar colours)."""
+    """Mask of the face around a click: grown from the click over similar colours, within
+    a window of a few cubes (the tray is some 20 cubes across)."""
     h, w = image.shape[:2]
     x, y = min(int(point[0]), w - 1), min(int(point[1]), h - 1)
-    smooth = cv2.medianBlur(image, 3)
-    mask = np.zeros((h + 2, w + 2), np.uint8)
-    tol = (FACE_TOLERANCE,) * 3
-    cv2.floodFill(smooth, mask, (x, y), 0, tol, tol,
+    r = max(6, int(FACE_WINDOW * max(w, h)))
+    x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
+    smooth = cv2.medianBlur(image[y0:y1, x0:x1], 3)
+    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    # Dark faces get a tighter tolerance: a black cube's top is close to floor in shadow.
+    tol = (float(np.clip(0.12 * smooth[y - y0, x - x0].astype(float).mean(), 4, FACE_TOLERANCE)),) * 3
+    cv2.floodFill(smooth, mask, (x - x0, y - y0), 0, tol, tol,
                   4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (255 << 8))
-    return mask[1:-1, 1:-1] > 0
+    out = np.zeros((h, w), bool)
+    out[y0:y1, x0:x1] = mask[1:-1, 1:-1] > 0
+    return out
+
+
+def _like_floor(image: np.ndarray, point, floor: np.ndarray) -> bool:
+    """Whether the colour at a click is the tray floor's most common colour."""
+    h, w = image.shape[:2]
+    yy, xx = np.ogrid[:h, :w]
+    here = np.median(image[(xx - point[0]) ** 2 + (yy - point[1]) ** 2 <= 2.5 ** 2].astype(float), axis=0)
+    return float(np.linalg.norm(here - floor)) < 6 + 0.04 * float(np.linalg.norm(floor))
+
+
+def _trim(mask: np.ndarray, point, radius: float) -> np.ndarray:
+    """The part of a face mask within `radius` of the click (a face that leaked into a
+    shadow of the same darkness keeps only the cube's part)."""
+    h, w = mask.shape
+    yy, xx = np.ogrid[:h, :w]
+    return mask & ((xx - point[0]) ** 2 + (yy - point[1]) ** 2 <= radius ** 2)
 
 
 def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
@@ -124,13 +150,22 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     floor_px = _sample(floor_px, rng)
     model = ColourModel(floor_px, colour_px)
 
-    # A click whose face looks like the floor hit the tray, not a cube.
+    # A click on a cube grows over its face, bounded by the cube's edges; a click on the
+    # tray grows over the floor, far beyond the size of the other clicked faces, and looks
+    # like the floor around it.
+    areas = np.array([float(m.sum()) for ms in faces.values() for m in ms])
+    side = float(np.sqrt(np.median(areas)))
+    floor_median = np.median(rect[cv2.erode(np.uint8(~exclude), np.ones((9, 9), np.uint8)) > 0], axis=0)
     for name, masks in faces.items():
-        for mask, (x, y) in zip(masks, points[name]):
-            d_floor = model.class_distances(np.median(norm[mask], axis=0))[0, 0]
-            if d_floor < 0.7 or mask.mean() > 0.2:
+        for i, (mask, (x, y)) in enumerate(zip(masks, points[name])):
+            if mask.sum() <= FLOOR_CLICK_FACES * side * side:
+                continue
+            if _like_floor(rect, clicks[name][i], floor_median):
                 raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube; "
                                        f"click on the middle of a cube's top")
+            masks[i] = _trim(mask, clicks[name][i], 0.6 * side)
+    colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
+    model = ColourModel(floor_px, colour_px)
 
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).

@@ -86,24 +86,44 @@ class FloorField:
     """A smooth model of the lit floor's brightness over the rectified tray (a quadratic
     surface: vignetting and lamp fall-off are smooth), and per-channel gains."""
 
+    # The surface is evaluated on a grid this many times coarser, then scaled up.
+    COARSE = 4
+
     def __init__(self, size: tuple[int, int], reference: np.ndarray):
         w, h = size
         self.size = size
         self.reference = np.asarray(reference, dtype=np.float64)   # calibration floor BGR
-        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-        x, y = x / w - 0.5, y / h - 0.5
-        self.basis = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+        self.basis = self._basis(w, h)
+        self.coarse_basis = self._basis(max(2, w // self.COARSE), max(2, h // self.COARSE))
         self.coef = np.array([self.reference.mean(), 0, 0, 0, 0, 0], np.float64)
         self.gains = np.ones(3)
+        self._scale = None
+
+    @staticmethod
+    def _basis(w: int, h: int) -> np.ndarray:
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        x, y = (x + 0.5) / w - 0.5, (y + 0.5) / h - 0.5
+        return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+
+    @property
+    def coef(self) -> np.ndarray:
+        return self._coef
+
+    @coef.setter
+    def coef(self, value) -> None:
+        self._coef = np.asarray(value, dtype=np.float64)
+        self._scale = None
 
     def scale(self) -> np.ndarray:
         """Per-pixel, per-channel factors that map this frame to the calibration light."""
-        field = np.tensordot(self.coef.astype(np.float32), self.basis, axes=1)
-        field = np.maximum(field, 2.0)
-        k = (self.reference.mean() / field)
-        return k[..., None] * self.gains.astype(np.float32)[None, None, :]
+        if self._scale is None:
+            small = np.tensordot(self._coef.astype(np.float32), self.coarse_basis, axes=1)
+            field = cv2.resize(np.maximum(small, 2.0), self.size, interpolation=cv2.INTER_LINEAR)
+            k = np.float32(self.reference.mean()) / field
+            self._scale = cv2.merge([k * np.float32(g) for g in self.gains])
+        return self._scale
 
-    def fit(self, image: np.ndarray, floor_mask: np.ndarray, step: int = 3) -> bool:
+    def fit(self, image: np.ndarray, floor_mask: np.ndarray, step: int = 5) -> bool:
         """Refit from the pixels known to be lit floor; False when too few are visible."""
         m = floor_mask[::step, ::step]
         if np.count_nonzero(m) < 0.15 * m.size:
@@ -111,12 +131,12 @@ class FloorField:
         px = image[::step, ::step][m].astype(np.float64)
         A = self.basis[:, ::step, ::step][:, m].T.astype(np.float64)
         b = px.mean(axis=1)
-        coef, *_ = np.linalg.lstsq(A, b, rcond=None)
+        coef = np.linalg.solve(A.T @ A + 1e-6 * np.eye(6), A.T @ b)
         field = A @ coef
         if np.any(field <= 1):
             return False
-        self.coef = coef
         self.gains = self.reference / np.maximum(np.median(px / field[:, None], axis=0) * self.reference.mean(), 1e-3)
+        self.coef = coef
         return True
 
     def rebase(self, image: np.ndarray, mask: np.ndarray) -> None:
@@ -125,10 +145,11 @@ class FloorField:
         px = self.normalise(image)[mask > 0]
         if len(px):
             self.gains = self.gains * self.reference / np.maximum(np.median(px, axis=0), 2.0)
+            self._scale = None
 
     def normalise(self, image: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
         scale = self.scale() if scale is None else scale
-        return np.clip(image.astype(np.float32) * scale, 0, 255).astype(np.uint8)
+        return cv2.convertScaleAbs(cv2.multiply(image.astype(np.float32), scale))
 
 
 class ColourModel:

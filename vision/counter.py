@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.colour import DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField
+from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField,
+                           segment_distance)
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, inset_mask
 from vision.segment import find_blobs
-from vision.split import split_blob
+from vision.split import Part, cubes_in_area, split_blob
 
 # The floor field is refitted and the frame classified again when the light moved by more
 # than this (relative), so a single photograph gets the same correction as a live stream.
@@ -22,6 +23,14 @@ SHADOW_MARGIN = 0.07
 # Below this share of lit floor the light has changed too much to find the floor by its
 # colour; the correction restarts from the tray's median colour.
 REBASE_BELOW = 0.4
+# A colour this close (tolerance units) to the floor in shadow can pass for shadow.
+DARK_COLOUR_DISTANCE = 1.5
+# A lone patch of shadow-dark floor colour is a floor-coloured cube when it is at least
+# this many tops large; one such cube with its own shadow covers this many silhouettes.
+LONE_DARK_TOPS = 0.6
+LONE_DARK_SHADOW = 1.5
+# Unknown pixels covering more than this many cubes are a hand or an object in the tray.
+OBSTRUCTED_CUBES = 3.0
 # Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
 # outermost pixels mix the floor with the foot of the wall.
 EDGE_PIXELS = 2
@@ -45,10 +54,12 @@ class FrameCount:
     confidence: float
     ms: float
     tray: np.ndarray = field(repr=False, default=None)  # 4x2 image px of the tray floor
+    # Something big and unknown lies in the tray (a hand, a card): no count should be taken.
+    obstructed: bool = False
 
     def to_dict(self) -> dict:
         return {"counts": dict(self.counts), "unknown": self.unknown,
-                "confidence": round(self.confidence, 3), "ms": round(self.ms, 2),
+                "confidence": round(self.confidence, 3), "ms": round(self.ms, 2), "obstructed": self.obstructed,
                 "cubes": [{"centre": [round(c.centre[0], 1), round(c.centre[1], 1)], "colour": c.colour,
                            "confidence": round(c.confidence, 3)} for c in self.cubes]}
 
@@ -91,13 +102,14 @@ class Counter:
         self.visible = cv2.erode(np.pad(visible, 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
         self.visible_area = int(np.count_nonzero(self.visible))
         self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
-        # Cube colours whose lit faces are floor-coloured (black paint on a grey tray):
-        # darkness level of their faces.
+        # Cube colours whose lit faces look like floor in shadow (black paint on a grey
+        # tray): the darkness of their tops, relative to the lit floor.
         self.dark_colours = {}
         for k, name in enumerate(model.names):
-            label = int(model.labels_of(np.median(model.colour_protos[name], axis=0))[0])
-            if label >= DARK_BASE and label != UNKNOWN:
-                self.dark_colours[k + 1] = dark_level(label)
+            d, level = segment_distance(np.median(model.colour_protos[name], axis=0)[None].astype(np.float64),
+                                        model.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
+            if d[0] < DARK_COLOUR_DISTANCE:
+                self.dark_colours[k + 1] = float(level[0])
 
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""
@@ -105,9 +117,9 @@ class Counter:
         if np.count_nonzero((labels == FLOOR) & (self.visible > 0)) < REBASE_BELOW * self.visible_area:
             self.field.rebase(rect, self.visible)
             labels = self.model.classify(self.field.normalise(rect))
-        before = self.field.scale()[::16, ::16]
+        before = self.field.coef[0] / self.field.gains
         if self.field.fit(rect, labels == FLOOR):
-            change = np.abs(self.field.scale()[::16, ::16] / before - 1).max()
+            change = np.abs(self.field.coef[0] / self.field.gains / before - 1).max()
             if change > REFIT_TOLERANCE:
                 labels = self.model.classify(self.field.normalise(rect))
         return self._lift_wall_shadows(rect, labels)
@@ -131,11 +143,15 @@ class Counter:
         shadow = np.isin(comps, walls)
         self.shadow_level = float(np.median(_LEVELS[labels[shadow][::7]]))
         weight = ((labels == FLOOR) | shadow).astype(np.float32)
-        sigma = 0.8 * self.cube_size
-        light = cv2.GaussianBlur(_LEVELS[labels] * weight, (0, 0), sigma)
-        total = cv2.GaussianBlur(weight, (0, 0), sigma)
+        # The light varies over cube sizes: interpolate it at half resolution.
+        h, w = labels.shape
+        half = (max(2, w // 2), max(2, h // 2))
+        sigma = 0.4 * self.cube_size
+        light = cv2.GaussianBlur(cv2.resize(_LEVELS[labels] * weight, half, interpolation=cv2.INTER_AREA), (0, 0), sigma)
+        total = cv2.GaussianBlur(cv2.resize(weight, half, interpolation=cv2.INTER_AREA), (0, 0), sigma)
         light = np.where(total > 0.05, light / np.maximum(total, 1e-6), 1.0)
-        scale = self.field.scale() / np.clip(light, 0.3, 1.0)[..., None]
+        light = cv2.resize(np.clip(light, 0.3, 1.0), (w, h), interpolation=cv2.INTER_LINEAR)
+        scale = self.field.scale() / cv2.merge([light, light, light])
         return self.model.classify(self.field.normalise(rect, scale))
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
@@ -172,6 +188,33 @@ class Counter:
         hist = np.bincount(dark - DARK_BASE, minlength=len(DARK_LEVELS) - 1)
         return dark_level(DARK_BASE + int(hist.argmax()))
 
+    def _lone_dark_cubes(self, labels: np.ndarray, coarse: np.ndarray) -> list[Part]:
+        """Black cubes on a grey tray that look just like shadow.
+
+        A cast shadow always touches the cube that casts it, and a wall's shadow touches
+        the tray's edge; a patch of shadow-dark floor colour touching neither is a cube of
+        the floor-coloured paint (with its own shadow, which the size allows for).
+        """
+        if not self.dark_colours:
+            return []
+        dark = ((labels >= DARK_BASE) & (labels != UNKNOWN) & (coarse == FLOOR) & (self.visible > 0))
+        n, comps, stats, centroids = cv2.connectedComponentsWithStats(dark.astype(np.uint8), connectivity=8)
+        if n <= 1:
+            return []
+        near = np.zeros(n, bool)
+        cubes = cv2.dilate((coarse != FLOOR).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        near[comps[cubes | self.edge]] = True
+        colour = min(self.dark_colours)
+        parts = []
+        for i in range(1, n):
+            area = stats[i, cv2.CC_STAT_AREA]
+            if near[i] or area < LONE_DARK_TOPS * self.top_area:
+                continue
+            centre = (float(centroids[i, 0]), float(centroids[i, 1]))
+            count, confidence = cubes_in_area(area, LONE_DARK_SHADOW * self.silhouette(centre))
+            parts += [Part(colour, centre, min(confidence, 0.6))] * count
+        return parts
+
     def silhouette(self, centre: tuple[float, float]) -> float:
         """Expected silhouette area of one lone cube at a rectified position."""
         w, h = self.geometry.rect_size
@@ -190,14 +233,17 @@ class Counter:
         # Averaging 3x3 pixels brings sensor noise and JPEG blocks well below the
         # difference between a cube's top and its sides, even for black.
         rect = cv2.blur(self.geometry.rectify(frame), (3, 3))
-        coarse = self.resolve(self.labels(rect))
+        labels = self.labels(rect)
+        coarse = self.resolve(labels)
         n = len(self.model.names)
         comps, blobs = find_blobs(coarse, n, self.cube_area, self.cube_size)
         parts = [p for blob in blobs
                  for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre))]
-        return self._result(parts, start)
+        parts += self._lone_dark_cubes(labels, coarse)
+        unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in blobs)
+        return self._result(parts, start, unknown_area > OBSTRUCTED_CUBES * self.cube_area)
 
-    def _result(self, parts, start) -> FrameCount:
+    def _result(self, parts, start, obstructed: bool) -> FrameCount:
         names = self.model.names
         counts = {name: 0 for name in names}
         unknown = 0
@@ -219,4 +265,4 @@ class Counter:
         if unknown:
             confidence = 0.0
         return FrameCount(counts, unknown, cubes, confidence, (time.perf_counter() - start) * 1000,
-                          self.geometry.corners)
+                          self.geometry.corners, obstructed)

@@ -49,6 +49,7 @@ class SettleDetector:
         self._still_since = None     # time of that frame
         self._last_motion = None     # time of the last frame that moved
         self._reported = None        # block means of the last reported settled state
+        self._previously_reported = None
         self._settled = False        # current still run already decided
 
     def _blocks(self, image: np.ndarray) -> np.ndarray:
@@ -82,6 +83,11 @@ class SettleDetector:
         self._settled = True
         if self._reported is not None and not self._changed(self._reported, blocks):
             return None
-        self._reported = blocks
+        self._previously_reported, self._reported = self._reported, blocks
         since = self._last_motion if self._last_motion is not None else self._still_since
         return SettleEvent(self.index, time, time - since, image)
+
+    def reject(self) -> None:
+        """The last event's state is not a real settled tray (a hand holding still in it):
+        forget it, so the state after the next movement is reported even if it looks alike."""
+        self._reported = self._previously_reported

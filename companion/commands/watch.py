@@ -6,7 +6,7 @@ import argparse
 from calibration import load_profile, make_counter
 from companion.commands.common import add_config_option, load, print_json
 from firmware.camera import open_source
-from vision import SettleDetector
+from vision.watcher import Watcher
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,22 +27,17 @@ def run(args: argparse.Namespace) -> int:
     config, _ = load(args)
     profile = load_profile(args.calibration)
     cam = config.camera
-    detector = SettleDetector()
-    counter = None
+    watcher = Watcher(lambda size: make_counter(profile, size))
     with open_source(args.source, cam.width, cam.height, cam.fps,
                      controls=profile.camera_controls or None) as source:
         for frame in source:
-            event = detector.update(frame.image, frame.timestamp, frame.index)
-            if event is None:
+            settled = watcher.feed(frame.image, frame.timestamp, frame.index)
+            if settled is None:
                 continue
-            if counter is None or counter.frame_size != frame.size:
-                counter = make_counter(profile, frame.size)
-            result = counter.count(frame.image)
             if args.json:
-                print_json({"frame": event.frame_index, "time": round(event.time, 3),
-                            "counts": result.counts, "unknown": result.unknown,
-                            "confidence": round(result.confidence, 3), "delay": round(event.delay, 3)})
+                print_json(settled.to_dict())
             else:
+                event, result = settled.event, settled.result
                 counts = ", ".join(f"{n} {c}" for n, c in result.counts.items())
                 flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
                 print(f"frame {event.frame_index} ({event.time:.2f} s, {event.delay:.2f} s after the last "
