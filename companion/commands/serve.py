@@ -9,6 +9,8 @@ import threading
 import time
 from pathlib import Path
 
+from waitress import wasyncore
+
 from companion.commands.common import add_config_option, load
 from companion.config import Config
 
@@ -46,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
     server = Server(config, demo=args.demo, seed=args.seed)
-    # systemd stops the service with SIGTERM: shut down cleanly (everything is committed anyway).
-    signal.signal(signal.SIGTERM, lambda *_: server.close())
+    # systemd stops the service with SIGTERM, a person with Ctrl-C: shut down in order while the
+    # server loop still sends the streams' last bytes (everything is committed anyway).
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: threading.Thread(target=server.close, name="stop").start())
     try:
         server.start()
         print(f"Tower Companion on {server.url} (camera: {server.service.camera_status['source']}; "
@@ -72,6 +76,7 @@ class Server:
         self.wsgi = None
         self.new_pin = None
         self._closed = threading.Event()
+        self._closing = threading.Lock()  # a second close() waits until the first is done
         self._parts: list = []
 
     def start(self) -> None:
@@ -94,7 +99,6 @@ class Server:
         panel = self._panel()
         self.service = TableService(self.config, store, source, speaker=speaker, panel=panel, profile=profile)
         self.service.start()
-        self._parts.append(self.service.stop)
         app = create_app(self.service, self.config, self.config.web.host)
         self.new_pin = app.config.get("NEW_PIN")
         if self.new_pin:
@@ -102,7 +106,6 @@ class Server:
         self.wsgi = create_server(app, host=self.config.web.host, port=self.config.web.port,
                                   threads=THREADS, channel_timeout=60, ident="tower-companion",
                                   outbuf_high_watermark=OUTBUF_HIGH_WATERMARK)
-        self._parts.append(self.wsgi.close)
         log.info("started in %.2f s", time.monotonic() - started)
 
     @property
@@ -131,16 +134,24 @@ class Server:
                 notify.ping()
 
     def close(self) -> None:
-        if self._closed.is_set():
-            return
-        self._closed.set()
-        from firmware import notify
-        notify.stopping()
-        for close in reversed(self._parts):
-            try:
-                close()
-            except Exception:
-                log.exception("while stopping")
+        with self._closing:
+            if self._closed.is_set():
+                return
+            self._closed.set()
+            from firmware import notify
+            notify.stopping()
+            if self.service is not None:
+                self.service.stop()  # ends the camera loop, the preview streams and the event streams
+            if self.wsgi is not None:
+                # The workers finish their last responses, then every socket closes and the
+                # server loop, left with nothing to watch, returns.
+                self.wsgi.task_dispatcher.shutdown(timeout=2)
+                wasyncore.close_all(self.wsgi._map)
+            for close in reversed(self._parts):
+                try:
+                    close()
+                except Exception:
+                    log.exception("while stopping")
 
     def _open_source(self):
         from firmware.camera import open_source

@@ -37,15 +37,23 @@ class Event:
 class Subscription:
     def __init__(self, bus: "EventBus", maxsize: int) -> None:
         self._bus = bus
-        self._queue: queue.Queue[Event] = queue.Queue(maxsize)
+        self._queue: queue.Queue[Event | None] = queue.Queue(maxsize)
         self.lagged = False
+        self.closed = False   # the bus is shutting down: stop reading
 
     def get(self, timeout: float) -> Event | None:
-        """The next event, or None after `timeout` seconds without one."""
+        """The next event, or None after `timeout` seconds without one (or when closed)."""
         try:
             return self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def _close(self) -> None:
+        self.closed = True
+        try:
+            self._queue.put_nowait(None)  # wakes a reader waiting in get()
+        except queue.Full:
+            pass
 
     def _offer(self, event: Event) -> None:
         try:
@@ -92,6 +100,13 @@ class EventBus:
         with self._lock:
             self._subscribers.add(sub)
         return sub
+
+    def close(self) -> None:
+        """Tell every subscriber to stop (the service is shutting down)."""
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for sub in subscribers:
+            sub._close()
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:

@@ -130,6 +130,7 @@ class TableService:
 
     def stop(self) -> None:
         self._stop.set()
+        self.bus.close()
         with self._preview:
             self._preview.notify_all()
         if self.source is not None:

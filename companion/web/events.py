@@ -45,6 +45,8 @@ def events():
                 yield _message(event)
             while True:
                 event = sub.get(timeout=KEEPALIVE_SECONDS)
+                if sub.closed:
+                    return
                 if sub.lagged:
                     yield "event: resync\ndata: {}\n\n"
                     return
