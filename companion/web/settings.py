@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 
-from companion.config import Config, default_config_path, load_config
+from companion.config import CONFIG_ENV, Config, default_config_path, load_config
 from companion.errors import CompanionError, ConfigError
 from companion.web import service
 from companion.web.pages_api import app_config
@@ -32,7 +32,8 @@ class SettingsError(CompanionError):
 
 
 def config_path() -> Path:
-    return Path(current_app.config.get(CONFIG_PATH_KEY) or default_config_path())
+    """The file the service read its settings from: `--config`, else as load_config finds it."""
+    return Path(current_app.config.get(CONFIG_PATH_KEY) or os.environ.get(CONFIG_ENV) or default_config_path())
 
 
 def _values(config: Config) -> dict[str, Any]:

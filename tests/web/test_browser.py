@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from companion.benchmarks.service import ServerProcess
+from companion.benchmarks.service import DEMO_CONFIG, ServerProcess, free_port
 
 pytestmark = pytest.mark.browser
 
@@ -61,10 +63,10 @@ class Watched:
     """A page whose requests and script errors are recorded: the test fails on any script
     error and on any request to another server."""
 
-    def __init__(self, browser, server, viewport):
+    def __init__(self, browser, base: str, viewport):
         self.context = browser.new_context(viewport=viewport)
         self.page = self.context.new_page()
-        self.base = server.url
+        self.base = base
         self.requests: list[str] = []
         self.errors: list[str] = []
         self.page.on("request", lambda r: self.requests.append(r.url))
@@ -99,14 +101,14 @@ class Watched:
 
 @pytest.fixture
 def phone(browser, server):
-    w = Watched(browser, server, PHONE)
+    w = Watched(browser, server.url, PHONE)
     yield w
     w.close()
 
 
 @pytest.fixture
 def laptop(browser, server):
-    w = Watched(browser, server, LAPTOP)
+    w = Watched(browser, server.url, LAPTOP)
     yield w
     w.close()
 
@@ -120,7 +122,7 @@ def _tap(page, canvas, x: float, y: float, width: int, height: int):
 
 def test_calibration_wizard_makes_a_profile_that_counts_a_drop(browser, fresh_server):
     server = fresh_server
-    phone = Watched(browser, server, PHONE)
+    phone = Watched(browser, server.url, PHONE)
     try:
         _wizard(phone, server)
     finally:
@@ -347,3 +349,62 @@ def test_every_page_at_phone_and_laptop_width(phone, laptop):
     for url in {u for u in phone.requests if "/static/" in u}:
         text = phone.page.evaluate("url => fetch(url).then(r => r.text())", url)
         assert not re.search(r"https?://", text), url
+
+
+@pytest.fixture
+def network_server(tmp_path):
+    """`companion serve --demo` listening on every address (0.0.0.0), as on the Pi: the PIN
+    rules apply. Its first start prints the new PIN, which the table then types in."""
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text(DEMO_CONFIG)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "companion", "serve", "--demo", "--config", str(config), "--data",
+         str(tmp_path / "data"), "--host", "0.0.0.0", "--port", str(port), "--seed", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        pin = None
+        for line in process.stdout:  # the start-up lines, then the server is up
+            found = re.search(r"The table's PIN is (\d+)", line)
+            if found:
+                pin = found.group(1)
+                break
+        assert pin, "companion serve did not print a new PIN at its first start"
+        yield f"http://127.0.0.1:{port}", pin
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def test_on_the_network_the_pin_unlocks_changes_and_the_camera(browser, network_server):
+    base, pin = network_server
+    phone = Watched(browser, base, PHONE)
+    page = phone.page
+    try:
+        page = phone.goto("/")
+        # Locked: the game can be watched, but not changed, and the camera stays dark.
+        page.wait_for_selector("#now:not(:has-text('Loading'))")
+        assert page.request.get(base + "/stream.mjpg").status == 403
+        page.click("#declare-submit")
+        assert "needs the table's PIN" in page.wait_for_selector("#flash:visible").inner_text()
+        page.click("a.lockstate.locked")
+        page.fill("#pin", "0000" if pin != "0000" else "1111")
+        page.click("button[type=submit]")
+        assert page.inner_text("#unlock-error") == "wrong PIN"
+        phone.shot("unlock")
+        page.fill("#pin", pin)
+        page.click("button[type=submit]")
+        page.wait_for_url(base + "/")
+        page.wait_for_load_state("load")
+        assert page.request.get(base + "/calibrate/frame.jpg").status == 200
+        cookie = next(c for c in phone.context.cookies() if c["name"] == "companion_session")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+        page.click("#declare-submit")
+        page.wait_for_selector("#battle:visible")
+        page.wait_for_selector("#stream:visible")
+        page.wait_for_selector("#battle-status:has-text('counted')", timeout=25000)
+        phone.shot("table-unlocked")
+        # The wrong PIN and the refused declaration were 4xx answers shown as messages.
+        phone.check()
+    finally:
+        phone.close()

@@ -33,6 +33,7 @@
     }
     for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = +panel.dataset.panel !== step;
     $("now").textContent = NOW[step];
+    if ($("hints")) $("hints").parentElement.hidden = !(step === 2 || step === 3);
     const showCanvas = step >= 2 && !!w.image;
     canvas.hidden = !showCanvas;
     $("live").hidden = showCanvas || !TC.unlocked();
