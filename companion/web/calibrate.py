@@ -12,7 +12,6 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import cv2
 import numpy as np
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
-from calibration import build_profile, load_profile, make_counter, save_profile
+from calibration import Profile, build_profile, load_profile, make_counter, save_profile
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
 from companion.web import service as app_service
@@ -41,20 +40,13 @@ class WizardError(CompanionError):
     """A wizard request cannot be done; the message says what to do."""
 
 
-@dataclass
-class Draft:
-    profile: Any
-    report: Any
-    snapshot: str
-
-
 class Wizard:
     """Frames the table tapped on and the profiles built from them, by id (memory only)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.snapshots: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.drafts: OrderedDict[str, Draft] = OrderedDict()
+        self.drafts: OrderedDict[str, Profile] = OrderedDict()  # built, not saved yet
         self.images: OrderedDict[str, bytes] = OrderedDict()
         self.hints: dict | None = None  # the simulated tray's calibration taps (demo only)
 
@@ -224,7 +216,7 @@ def build():
         raise WizardError("camera_controls: expected an object")
     profile, report = build_profile(image, corners, clicks, camera_controls=controls)
     counted, image_id = _count_summary(make_counter(profile, size), image)
-    key = wizard().keep(wizard().drafts, Draft(profile, report, data["snapshot"]))
+    key = wizard().keep(wizard().drafts, profile)
     return jsonify(draft=key, report=report.to_dict(), report_lines=report.lines(),
                    detected=counted, image=f"/calibrate/image/{image_id}.jpg")
 
@@ -255,7 +247,7 @@ def test_drop():
     tray, throws TEST_DROP cubes of each calibrated colour and reports what really lies in it."""
     from vision.settle import SettleDetector
     data = _body()
-    draft: Draft = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
+    draft: Profile = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
     service = _service()
     if getattr(service, "battle", None) is not None:
         raise WizardError("a battle is open: confirm or cancel it before a test drop")
@@ -265,12 +257,12 @@ def test_drop():
         source.clear()
         detector, deadline = SettleDetector(), time.monotonic() + DROP_TIMEOUT
         _next_settled(service, detector, deadline)  # the empty tray, before the drop
-        source.throw({c: TEST_DROP for c in draft.profile.colours})
+        source.throw({c: TEST_DROP for c in draft.colours})
         image = _next_settled(service, detector, deadline, LATE_CUBES)
         truth = {c: n for c, n in sorted(source.contents().items()) if n}
     else:
         image = _live_frame()
-    counted, image_id = _count_summary(make_counter(draft.profile, (image.shape[1], image.shape[0])), image)
+    counted, image_id = _count_summary(make_counter(draft, (image.shape[1], image.shape[0])), image)
     result = {"counted": counted, "image": f"/calibrate/image/{image_id}.jpg", "truth": truth}
     if truth is not None:
         result["correct"] = ({c: n for c, n in counted["counts"].items() if n} == truth
@@ -291,12 +283,12 @@ def clear():
 @bp.post("/save")
 def save():
     data = _body()
-    draft: Draft = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
+    draft: Profile = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
     name = _name(data.get("name"))
     folder = profiles_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    save_profile(draft.profile, folder / f"{name}.json")
-    _activate(draft.profile)
+    save_profile(draft, folder / f"{name}.json")
+    _activate(draft)
     return jsonify(saved=name, profiles=_profiles())
 
 
