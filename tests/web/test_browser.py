@@ -302,6 +302,20 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     assert "footm" in flash, flash
     assert server.get("/api/state")[1]["game"]["territories"] == game["territories"]
     page.fill("#move-footman", "0")
+    # Purchases go through the rules too: too dear is refused by name, a fair one is made.
+    page.select_option("#buy-player", "red")
+    page.select_option("#buy-where", capital)
+    page.fill("#buy-castle", "1")
+    page.click("#buy-submit")
+    page.wait_for_selector("#flash:has-text('costs 12 coins')")
+    page.fill("#buy-castle", "0")
+    page.fill("#buy-footman", "2")
+    page.click("#buy-submit")
+    page.wait_for_selector("#flash:has-text('Bought')")
+    page.wait_for_selector("#players tr[data-colour='red'] td:nth-child(2):text-is('3')")
+    bought = server.get("/api/state")[1]["game"]
+    assert bought["territories"][capital]["units"]["red"]["footman"] == \
+        game["territories"][capital]["units"]["red"]["footman"] + 2
     # Step through the round until the automaton has decided; its move waits for the table.
     for _ in range(8):
         if page.is_visible("#automaton"):
