@@ -219,8 +219,14 @@ class TableService:
         found = {c: n for c, n in result.counts.items() if n}
         with self._lock:
             record = self.battle
-            if record is None or record.status == phases.COUNTED:
+            if record is None:
                 self._tray = found
+                return
+            if record.status == phases.COUNTED:
+                if found != self._tray:
+                    # A new still state before the confirmation: a cube that trickled out late,
+                    # or a pile a player straightened. The count follows the tray.
+                    self._counted(record, result, event.image)
                 return
             if record.status == phases.WAITING:
                 # Still since before the throw: the tray as it is before the cubes come out.
