@@ -12,6 +12,7 @@ Rules (issue 7):
 - The PIN is created at first start and stored only as a salted hash in the data directory;
   `init_app` returns the new PIN once so `companion serve` can print and log it.
 - PIN attempts are rate limited per client address, with a global cap against many addresses.
+- On loopback only loopback Host names are answered (no DNS rebinding from a web page).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit
 
 from flask import (Blueprint, Flask, current_app, jsonify, redirect, render_template,
                    request, session, url_for)
@@ -269,6 +271,10 @@ def _is_camera() -> bool:
 
 def _guard():
     sec = security()
+    if sec.loopback and not is_loopback(urlsplit("//" + request.host).hostname or ""):
+        # DNS rebinding: another site's name pointed at 127.0.0.1 would make its pages
+        # "same origin" with this server; on loopback only loopback names are served.
+        return error_response(403, f"this companion answers only to its loopback address, not {request.host!r}")
     changing = request.method not in ("GET", "HEAD", "OPTIONS")
     if changing and not _csrf_ok():
         return error_response(403, "this form has expired (missing or wrong CSRF token): "

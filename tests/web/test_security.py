@@ -245,3 +245,19 @@ def test_loopback_pin_change_needs_no_current_pin(app, client):
     r = client.post("/settings/pin", data={"new": "97531", "repeat": "97531", "csrf_token": csrf(client)})
     assert r.status_code == 200 and "PIN changed" in r.data.decode()
     assert app.extensions[EXTENSION].store.verify("97531")
+
+
+@pytest.mark.parametrize("host,status", [("localhost", 200), ("127.0.0.1:8080", 200), ("[::1]:8080", 200),
+                                         ("evil.example", 403), ("evil.example:8080", 403),
+                                         ("192.168.1.9:8080", 403)])
+def test_loopback_answers_only_loopback_names(client, host, status):
+    # A page of another site whose name was pointed at 127.0.0.1 (DNS rebinding) gets nothing.
+    r = client.get("/api/session", headers={"Host": host})
+    assert r.status_code == status
+    if status == 403:
+        assert "answers only to its loopback address" in r.get_json()["error"]
+
+
+def test_network_server_answers_any_name(make_app):
+    client = make_app(host="0.0.0.0").test_client()
+    assert client.get("/api/session", headers={"Host": "pi.local:8080"}).status_code == 200
