@@ -29,6 +29,8 @@ DARK_COLOUR_DISTANCE = 1.5
 # this many tops large; one such cube with its own shadow covers this many silhouettes.
 LONE_DARK_TOPS = 0.6
 LONE_DARK_SHADOW = 1.5
+# ... and its mean darkness is within this of the paint's (as calibrated).
+LONE_DARK_LEVEL = 0.08
 # Unknown pixels covering more than this many cubes are a hand or an object in the tray.
 OBSTRUCTED_CUBES = 3.0
 # Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
@@ -205,10 +207,12 @@ class Counter:
         cubes = cv2.dilate((coarse != FLOOR).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
         near[comps[cubes | self.edge]] = True
         colour = min(self.dark_colours)
+        level = np.bincount(comps.ravel(), weights=_LEVELS[labels].ravel(), minlength=n) / np.maximum(stats[:, 4], 1)
         parts = []
         for i in range(1, n):
             area = stats[i, cv2.CC_STAT_AREA]
-            if near[i] or area < LONE_DARK_TOPS * self.top_area:
+            if near[i] or area < LONE_DARK_TOPS * self.top_area \
+                    or abs(level[i] - self.dark_colours[colour]) > LONE_DARK_LEVEL:
                 continue
             centre = (float(centroids[i, 0]), float(centroids[i, 1]))
             count, confidence = cubes_in_area(area, LONE_DARK_SHADOW * self.silhouette(centre))

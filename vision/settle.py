@@ -20,9 +20,9 @@ from vision.errors import VisionError
 # Block means on a grid of about this many blocks across: cubes in a tray seen at 640x480
 # are 20-40 px, so 8 px blocks see any moved cube in several blocks.
 GRID_WIDTH = 80
-# A block changed when a channel moved by this many levels (of 255) after gain
-# normalisation; noise and JPEG stay below ~3 levels on 64-pixel block means.
-BLOCK_THRESHOLD = 14.0
+# A block changed when a channel moved by this many levels after gain normalisation;
+# noise and JPEG stay below ~4 levels on 64-pixel block means.
+BLOCK_THRESHOLD = 12.0
 # Blocks that must change for motion; one block alone can be a glint or a compression edge.
 MIN_CHANGED_BLOCKS = 2
 # Stillness needed before a state counts as settled.
@@ -48,6 +48,7 @@ class SettleDetector:
         self._anchor = None          # block means of the first frame of this still run
         self._still_since = None     # time of that frame
         self._last_motion = None     # time of the last frame that moved
+        self._previous_time = None
         self._reported = None        # block means of the last reported settled state
         self._previously_reported = None
         self._settled = False        # current still run already decided
@@ -59,23 +60,29 @@ class SettleDetector:
         gw = min(GRID_WIDTH, w)
         gh = max(1, round(h * gw / w))
         small = cv2.resize(image, (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32)
-        median = np.median(small.reshape(-1, 3), axis=0)
-        return small * (128.0 / np.maximum(median, 8.0))
+        return small
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> bool:
         if a.shape != b.shape:
             return True
-        diff = np.abs(a - b).max(axis=2)
+        # One gain for all channels (flicker dims them alike), compared in a's own levels
+        # so a dark tray's noise is not blown up.
+        gain = max(float(np.median(a)), 1.0) / max(float(np.median(b)), 1.0)
+        diff = np.abs(a - b * gain).max(axis=2)
         return int(np.count_nonzero(diff > self.threshold)) >= self.min_blocks
+
 
     def update(self, image: np.ndarray, time: float, index: int | None = None) -> SettleEvent | None:
         """Feed the next frame; return an event when this frame decides a new settled state."""
         self.index = self.index + 1 if index is None else index
         blocks = self._blocks(image)
         previous, self._previous = self._previous, blocks
+        previous_time, self._previous_time = self._previous_time, time
         if previous is None or self._changed(previous, blocks) or self._changed(self._anchor, blocks):
             if previous is not None:
-                self._last_motion = time
+                # Things were still moving in the previous frame: this one is the first
+                # that may be at rest.
+                self._last_motion = previous_time
             self._anchor, self._still_since, self._settled = blocks, time, False
             return None
         if self._settled or time - self._still_since < self.still_seconds - 1e-6:

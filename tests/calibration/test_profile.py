@@ -1,10 +1,9 @@
 import json
 
-import cv2
 import numpy as np
 import pytest
 
-from calibration import build_profile, load_profile, make_counter, save_profile
+from calibration import build_profile, load_profile, save_profile
 from calibration.errors import CalibrationError
 from calibration.profile import VERSION
 from tests.vision.synth import CORNERS, clicks, tray_image
@@ -58,12 +57,3 @@ def test_newer_older_and_damaged_files_fail_clearly(profile, tmp_path):
         load_profile(path)
     with pytest.raises(CalibrationError, match="no such calibration profile"):
         load_profile(tmp_path / "missing.json")
-
-
-def test_a_profile_made_at_640x480_counts_at_1280x960(profile):
-    scene = [(150, 150, "red"), (174, 150, "red"), (300, 300, "blue"), (450, 380, "black")]
-    small = tray_image(scene, seed=5)
-    big = cv2.resize(small, (1280, 960), interpolation=cv2.INTER_LINEAR)
-    for frame in (small, big):
-        result = make_counter(profile, (frame.shape[1], frame.shape[0])).count(frame)
-        assert result.counts == {"red": 2, "blue": 1, "black": 1} and result.unknown == 0

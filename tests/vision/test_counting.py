@@ -1,0 +1,119 @@
+"""Counting generated tray scenes after calibrating on one frame, as a user would."""
+import numpy as np
+import pytest
+
+from calibration import build_profile, make_counter
+from firmware.scene import drift_light, layout, render
+from tests.vision.scenes import calibrated, counter_for, exact, scene
+from vision import annotate
+
+
+def _counts(setup, seed):
+    rng = np.random.default_rng(seed)
+    while True:
+        counts = {c: int(rng.integers(0, 4)) for c in setup.colours}
+        if sum(counts.values()):
+            return counts
+
+
+@pytest.mark.parametrize("seed", [3, 7, 12, 13, 19])
+def test_scattered_cubes_are_counted_exactly(seed):
+    setup, counter = counter_for(seed)
+    for j in range(3):
+        s = scene(setup, _counts(setup, 1000 * seed + j), "scattered", 100 * seed + j)
+        result = counter.count(s.image)
+        assert exact(result, s.counts), (result.counts, result.unknown, s.counts)
+        assert len(result.cubes) == sum(s.counts.values())
+
+
+@pytest.mark.parametrize("seed", [3, 12, 13, 19])
+def test_touching_cubes_are_split(seed):
+    setup, counter = counter_for(seed)
+    for j in range(3):
+        s = scene(setup, _counts(setup, 1000 * seed + j), "touching", 100 * seed + j)
+        result = counter.count(s.image)
+        assert exact(result, s.counts), (result.counts, result.unknown, s.counts)
+
+
+def test_two_cubes_side_by_side_are_two():
+    setup, counter = counter_for(12)
+    s = scene(setup, {"red": 2}, "touching", 5)
+    assert counter.count(s.image).counts["red"] == 2
+
+
+def test_a_small_pile_is_split():
+    setup, counter = counter_for(3)
+    s = scene(setup, _counts(setup, 3000), "piles", 300)
+    result = counter.count(s.image)
+    assert any(p.level == 2 for p in s.poses)
+    assert exact(result, s.counts), (result.counts, s.counts)
+
+
+@pytest.mark.parametrize("seed", [12, 13])
+def test_light_drifted_after_calibration(seed):
+    setup, counter = counter_for(seed)
+    rng = np.random.default_rng(seed + 77)
+    for j, kind in enumerate(("scattered", "touching")):
+        drifted = drift_light(setup, rng)
+        s = render(drifted, layout(drifted, _counts(setup, 500 + j), kind, rng), rng)
+        result = counter.count(s.image)
+        assert exact(result, s.counts), (result.counts, result.unknown, s.counts)
+
+
+def test_a_colour_not_calibrated_is_unknown_not_forced():
+    rng = np.random.default_rng(21)
+    from firmware.scene import random_setup
+    setup = random_setup(rng, ("red", "blue", "yellow", "green", "white"))
+    calib = render(setup, layout(setup, {"red": 2, "blue": 2, "green": 2, "yellow": 1}, "scattered", rng), rng)
+    profile, _ = build_profile(calib.image, calib.corners, {k: v for k, v in calib.clicks.items()})
+    assert "white" not in profile.colours
+    counter = make_counter(profile, (640, 480))
+    s = render(setup, layout(setup, {"red": 1, "blue": 2, "white": 2}, "scattered", rng), rng)
+    result = counter.count(s.image)
+    assert result.unknown == 2
+    assert result.counts["red"] == 1 and result.counts["blue"] == 2
+    assert result.counts["yellow"] == 0 and result.confidence == 0.0
+    assert sum(1 for c in result.cubes if c.colour is None) == 2
+
+
+def test_cast_shadows_are_not_black_cubes_and_black_cubes_are_counted():
+    # a light floor with a low lamp: long shadows next to every cube
+    setup, counter = counter_for(13)
+    assert setup.light.elevation < 40 and setup.tray.floor[0] > 0.4
+    s = scene(setup, {"red": 2, "yellow": 2, "blue": 2, "black": 2}, "scattered", 1313)
+    result = counter.count(s.image)
+    assert result.counts["black"] == 2 and exact(result, s.counts)
+    s = scene(setup, {"red": 3, "yellow": 3}, "scattered", 1314)
+    assert counter.count(s.image).counts["black"] == 0
+
+
+def test_a_profile_made_at_640x480_counts_at_1280x960():
+    setup, profile, _ = calibrated(12)
+    rng = np.random.default_rng(99)
+    poses = layout(setup, {"red": 2, "blue": 1, "yellow": 3}, "touching", rng)
+    for size in ((640, 480), (1280, 960)):
+        s = render(setup, poses, np.random.default_rng(1), size=size)
+        result = make_counter(profile, size).count(s.image)
+        assert exact(result, s.counts), (size, result.counts)
+        # centres are in the frame's own pixels
+        truth = np.array(sorted(c.centre for c in s.cubes))
+        got = np.array(sorted(c.centre for c in result.cubes))
+        assert np.abs(got - truth).max() < 0.05 * size[0]
+
+
+def test_per_cube_results_and_annotation():
+    setup, counter = counter_for(19)
+    s = scene(setup, {"red": 1, "blue": 2}, "scattered", 7)
+    result = counter.count(s.image)
+    assert len(result.cubes) == 3 and all(0 < c.confidence <= 1 for c in result.cubes)
+    assert 0 < result.confidence <= 1 and result.ms > 0
+    out = annotate(s.image, result)
+    assert out.shape == s.image.shape and (out != s.image).any()
+    assert (s.image == scene(setup, {"red": 1, "blue": 2}, "scattered", 7).image).all()  # input untouched
+
+
+def test_wrong_frame_size_is_a_clear_error():
+    from vision.errors import VisionError
+    _, counter = counter_for(19)
+    with pytest.raises(VisionError, match="counter was made for 640x480"):
+        counter.count(np.zeros((960, 1280, 3), np.uint8))
