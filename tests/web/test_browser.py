@@ -398,6 +398,8 @@ def test_on_the_network_the_pin_unlocks_changes_and_the_camera(browser, network_
         page = phone.goto("/")
         # Locked: the game can be watched, but not changed, and the camera stays dark.
         page.wait_for_selector("#now:not(:has-text('Loading'))")
+        assert "This phone is locked" in page.inner_text("#locked-banner")
+        phone.shot("table-locked")
         assert page.request.get(base + "/stream.mjpg").status == 403
         page.click("#declare-submit")
         assert "needs the table's PIN" in page.wait_for_selector("#flash:visible").inner_text()
@@ -410,6 +412,7 @@ def test_on_the_network_the_pin_unlocks_changes_and_the_camera(browser, network_
         page.click("button[type=submit]")
         page.wait_for_url(base + "/")
         page.wait_for_load_state("load")
+        assert page.query_selector("#locked-banner") is None
         assert page.request.get(base + "/calibrate/frame.jpg").status == 200
         cookie = next(c for c in phone.context.cookies() if c["name"] == "companion_session")
         assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
