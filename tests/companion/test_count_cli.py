@@ -1,0 +1,135 @@
+"""`companion calibrate`, `companion count` and `companion watch` on real image files."""
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from firmware.scene import drop_video, layout, render
+from tests.vision.scenes import calibrated
+
+SEED = 12
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A set-up, its calibration frame as PNG, and the profile made by the CLI."""
+    setup, _, _ = calibrated(SEED)
+    rng = np.random.default_rng(5)
+    calib = render(setup, layout(setup, {c: 1 for c in setup.colours}, "scattered", rng), rng)
+    folder = tmp_path_factory.mktemp("cli")
+    image = folder / "calib.png"
+    cv2.imwrite(str(image), calib.image)
+    return setup, calib, folder, image
+
+
+def corners_arg(corners) -> str:
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
+
+
+def samples_args(clicks) -> list[str]:
+    return [a for colour, pts in clicks.items() for x, y in pts for a in ("--sample", f"{colour}={x:.1f},{y:.1f}")]
+
+
+def calibrate(table, capsys, output):
+    setup, calib, folder, image = table
+    code = main(["calibrate", str(image), "--corners", corners_arg(calib.corners),
+                 *samples_args(calib.clicks), "--output", str(output)])
+    return code, capsys.readouterr()
+
+
+def test_calibrate_writes_a_profile_and_prints_the_quality_report(table, capsys, tmp_path):
+    code, out = calibrate(table, capsys, tmp_path / "cal.json")
+    assert code == 0, out.err
+    assert "calibration written to" in out.out and "separation" in out.out
+    data = json.loads((tmp_path / "cal.json").read_text())
+    assert data["version"] == 1 and set(data["colours"]) == set(table[0].colours)
+
+
+@pytest.mark.parametrize("corners, message", [
+    ("10,10 600,10 600,400", "expected 4 corners"),
+    ("10,10 600,10 600,400 10,400 5,5", "expected 4 corners"),
+    ("10,10 700,10 600,400 10,400", "outside the 640x480 frame"),
+    ("10,10 600,x 600,400 10,400", "expected x,y in pixels"),
+])
+def test_calibrate_rejects_bad_corners(table, capsys, tmp_path, corners, message):
+    _, calib, _, image = table
+    code = main(["calibrate", str(image), "--corners", corners, *samples_args(calib.clicks),
+                 "--output", str(tmp_path / "c.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.startswith("companion calibrate: error:")
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_calibrate_rejects_a_click_on_the_tray_floor(table, capsys, tmp_path):
+    _, calib, _, image = table
+    # the middle of the widest empty stretch of floor: far from every cube
+    xs, ys = np.meshgrid(np.linspace(calib.corners[:, 0].min() + 40, calib.corners[:, 0].max() - 40, 30),
+                         np.linspace(calib.corners[:, 1].min() + 40, calib.corners[:, 1].max() - 40, 30))
+    grid = np.column_stack([xs.ravel(), ys.ravel()])
+    cubes = np.array([c.centre for c in calib.cubes])
+    far = grid[np.argmax(np.min(np.linalg.norm(grid[:, None] - cubes[None], axis=2), axis=1))]
+    clicks = {**calib.clicks, "red": [tuple(far)]}
+    code = main(["calibrate", str(image), "--corners", corners_arg(calib.corners), *samples_args(clicks),
+                 "--output", str(tmp_path / "c.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "click for red at" in err and "hit the tray floor" in err
+
+
+def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path):
+    setup = table[0]
+    calibrate(table, capsys, tmp_path / "cal.json")
+    rng = np.random.default_rng(77)
+    truths, paths = [], []
+    for i, (kind, ext) in enumerate((("scattered", ".png"), ("touching", ".jpg"))):
+        s = render(setup, layout(setup, {"red": 2, "blue": 1, "yellow": 2, "green": i}, kind, rng), rng)
+        path = tmp_path / f"scene{i}{ext}"
+        cv2.imwrite(str(path), s.image)
+        truths.append(s.counts)
+        paths.append(str(path))
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8 not really a jpeg")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    debug = tmp_path / "debug"
+    code = main(["count", "--calibration", str(tmp_path / "cal.json"), "--json", "--debug", str(debug),
+                 paths[0], str(broken), paths[1], str(empty)])
+    out = capsys.readouterr()
+    assert code == 1
+    assert f"{broken}: cannot read image" in out.err and f"{empty}: cannot read image" in out.err
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    assert [line["image"] for line in lines] == paths
+    for line, truth in zip(lines, truths):
+        assert {c: n for c, n in line["counts"].items() if n} == truth
+        assert line["unknown"] == 0 and line["ms"] > 0
+    assert sorted(p.name for p in debug.iterdir()) == ["scene0.annotated.png", "scene1.annotated.png"]
+
+
+def test_count_with_a_missing_or_damaged_profile(capsys, tmp_path):
+    code = main(["count", "--calibration", str(tmp_path / "nope.json"), "x.png"])
+    assert code == 2 and "no such calibration profile" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{")
+    code = main(["count", "--calibration", str(tmp_path / "bad.json"), "x.png"])
+    assert code == 2 and "not valid JSON" in capsys.readouterr().err
+
+
+def test_watch_a_folder_of_frames_prints_each_settled_state(table, capsys, tmp_path):
+    setup = table[0]
+    calibrate(table, capsys, tmp_path / "cal.json")
+    rng = np.random.default_rng(8)
+    before = layout(setup, {"red": 1}, "scattered", rng)
+    video = drop_video(setup, before, {"blue": 2, "yellow": 1}, rng, fps=15, hand=False, trickle=False)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i, f in enumerate(video):
+        cv2.imwrite(str(frames / f"{i:04d}.png"), f.image)
+    code = main(["watch", str(frames), "--calibration", str(tmp_path / "cal.json"), "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    events = [json.loads(line) for line in out.out.splitlines()]
+    assert len(events) == 2
+    last_moving = max(i for i, f in enumerate(video) if f.moving)
+    assert {c: n for c, n in events[0]["counts"].items() if n} == {"red": 1}
+    assert {c: n for c, n in events[1]["counts"].items() if n} == video[-1].counts
+    assert last_moving < events[1]["frame"] <= last_moving + 0.7 * 15
