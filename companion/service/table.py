@@ -223,9 +223,10 @@ class TableService:
                 self._tray = found
                 return
             if record.status == phases.COUNTED:
-                if found != self._tray:
-                    # A new still state before the confirmation: a cube that trickled out late,
-                    # or a pile a player straightened. The count follows the tray.
+                if not _within(found, self._tray or {}):
+                    # More cubes than counted, before the confirmation: one that trickled out
+                    # late, or a pile a player spread out. The count follows the tray. (Fewer
+                    # cubes means the table started clearing it: the count stands.)
                     self._counted(record, result, event.image)
                 return
             if record.status == phases.WAITING:
