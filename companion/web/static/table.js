@@ -55,7 +55,7 @@
     };
     const box = el("div", {});
     box.append(el("div", { class: "result" },
-      `${(words[outcome.result] || outcome.result)} — ${a} ${outcome.attacker_strength} against ${d} ${outcome.defender_strength}`));
+      `${TC.capital(words[outcome.result] || outcome.result)} — ${a} ${outcome.attacker_strength} against ${d} ${outcome.defender_strength}`));
     const lines = [];
     if (Object.keys(outcome.to_supply || {}).length) lines.push(`to the supply: ${countsText(outcome.to_supply)}`);
     if (Object.keys(outcome.to_province || {}).length) lines.push(`back onto the province: ${countsText(outcome.to_province)}`);
