@@ -55,9 +55,9 @@ def moving(record: BattleRecord) -> str:
 def _result(record: BattleRecord) -> str:
     o = record.outcome or {}
     a, d = o.get("attacker_strength", 0), o.get("defender_strength", 0)
-    defence = record.defender or f"the {record.farmer} farmers"
     if o.get("result") == HELD:
-        return f"{defence} holds{_where(record)}, {d} against {a}"
+        holds = f"{record.defender} holds" if record.defender else f"the {record.farmer} farmers hold"
+        return f"{holds}{_where(record)}, {d} against {a}"
     if o.get("result") == DEVASTATED:
         return f"the province{_where(record)} is devastated, {a} against {d}"
     if o.get("result") == CONQUERED:
