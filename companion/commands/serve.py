@@ -92,13 +92,12 @@ class Server:
         self._parts.append(store.close)
         source = self._open_source()
         self._parts.append(source.close)
-        profile, calibrate = self._profile(source)
+        profile = self._profile(source)
         speech = self.config.speech
         speaker = Speaker(speech.enabled, speech.voice, speech.words_per_minute)
         self._parts.append(speaker.close)
         panel = self._panel()
-        self.service = TableService(self.config, store, source, speaker=speaker, panel=panel,
-                                    profile=profile, calibrate=calibrate)
+        self.service = TableService(self.config, store, source, speaker=speaker, panel=panel, profile=profile)
         self.service.start()
         app = create_app(self.service, self.config, self.config.web.host)
         self.new_pin = app.config.get("NEW_PIN")
@@ -161,20 +160,15 @@ class Server:
         return open_source(spec, cam.width, cam.height, cam.fps, seed=self.seed)
 
     def _profile(self, source):
-        """(the saved calibration, None), or on the simulated tray without one (None, a function
-        that makes one from the tray's clicks, run by the service's camera thread)."""
-        from calibration import load_profile
+        """The saved calibration; on the simulated tray, one made from its clicks when none exists."""
+        from calibration import build_profile, load_profile, save_profile
         from companion.service.table import PROFILE_FILE
         path = Path(self.config.data_dir) / PROFILE_FILE
         if path.exists():
-            return load_profile(path), None
+            return load_profile(path)
         if not hasattr(source, "calibration_clicks"):
             log.warning("no calibration profile at %s: calibrate on the page (/calibrate) before counting", path)
-            return None, None
-        return None, lambda: self._calibrate_simulated_tray(source, path)
-
-    def _calibrate_simulated_tray(self, source, path: Path):
-        from calibration import build_profile, save_profile
+            return None
         # The clicks lay out one cube of each colour; the frame after that shows them.
         corners, samples = source.calibration_clicks()
         frame = source.read(timeout=self.config.camera.timeout)

@@ -53,9 +53,7 @@ PANEL_OUTCOMES = {"conquered": "attacker_won", "held": "held", "devastated": "de
 class TableService:
     def __init__(self, config: Config, store: Store, source: FrameSource | None, *,
                  bus: EventBus | None = None, speaker: Any = None, panel: Any = None,
-                 profile: Any = None, calibrate: Callable[[], Any] | None = None) -> None:
-        """`profile`: the calibration; without one, `calibrate()` makes one in the camera thread
-        (the simulated tray calibrates itself), so the page answers meanwhile."""
+                 profile: Any = None) -> None:
         self.config = config
         self.store = store
         self.source = source
@@ -70,7 +68,6 @@ class TableService:
         # The simulated tray plays the table's part: it drops declared battles itself.
         self.auto_drop = source is not None and hasattr(source, "throw")
         self.profile = profile
-        self._calibrate = calibrate
         self.counter = None
         self._counter_size: tuple[int, int] | None = None
         self._count_lock = threading.Lock()
@@ -175,12 +172,6 @@ class TableService:
 
     def _camera_loop(self) -> None:
         timeout = self.config.camera.timeout
-        if self.profile is None and self._calibrate is not None:
-            try:
-                self.profile = self._calibrate()
-            except (CalibrationError, FirmwareError) as e:
-                with self._lock:
-                    self._commit("calibration", f"Not counting: {e}. Calibrate on the Calibrate page.")
         while not self._stop.is_set():
             while self._tray_commands:
                 try:
