@@ -24,7 +24,7 @@ SHADOW_MARGIN = 0.07
 # colour; the correction restarts from the tray's median colour.
 REBASE_BELOW = 0.4
 # A colour this close (tolerance units) to the floor in shadow can pass for shadow.
-DARK_COLOUR_DISTANCE = 1.5
+DARK_COLOUR_DISTANCE = 0.8
 # A lone patch of shadow-dark floor colour is a floor-coloured cube when it is at least
 # this many tops large; one such cube with its own shadow covers this many silhouettes.
 LONE_DARK_TOPS = 0.6

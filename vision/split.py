@@ -24,8 +24,12 @@ MIN_FRACTION = 0.45
 # Next to another colour's top, a colour showing less top than this is that cube's dark
 # side or its shadow, not a cube of its own.
 MIN_TOP_BESIDE = 0.35
-# Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob.
+# A separate piece of top counts as a cube of its own from this share of a top.
+MIN_TOP_PIECE = 0.3
+# Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob,
+# and this much when they touch cubes of known colours.
 MIN_UNKNOWN_FRACTION = 0.45
+MIN_UNKNOWN_BESIDE = 0.85
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,18 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
         beside = np.delete(tops, c - 1).max(initial=0.0)
         if top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
             continue
-        counts[c] = cubes_in_area(size, 1.0)
+        n, confidence = cubes_in_area(size, 1.0)
+        if top >= 2 * MIN_TOP_PIECE:
+            # Separate tops of one colour are separate cubes (a cube resting on two
+            # others of its colour splits their visible tops apart).
+            pieces = _top_pieces(comps, coarse, blob, c, top_area)
+            if pieces > n:
+                n, confidence = pieces, min(confidence, 0.7)
+        counts[c] = (n, confidence)
     rest = pixels[unknown] + (0 if counts else pixels[dark_part])
-    if rest >= MIN_UNKNOWN_FRACTION * cube_area:
+    # Beside named cubes, unknown pixels are mostly their edges in half shadow: only a
+    # whole cube's worth is an unknown object there.
+    if rest >= (MIN_UNKNOWN_BESIDE if counts else MIN_UNKNOWN_FRACTION) * cube_area:
         counts[None] = cubes_in_area(rest, cube_area)
     x, y, w, h = blob.box
     inside = comps[y:y + h, x:x + w] == blob.index
@@ -78,6 +91,15 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
         points = np.column_stack([xs + x, ys + y]).astype(np.float32)
         parts += [Part(cls, centre, confidence) for centre in _centres(points, n)]
     return parts
+
+
+def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> int:
+    """Cubes counted top by top: each separate top region of the colour in the blob."""
+    x, y, w, h = blob.box
+    mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    areas = stats[1:, cv2.CC_STAT_AREA] / top_area
+    return sum(cubes_in_area(a, 1.0)[0] for a in areas if a >= MIN_TOP_PIECE)
 
 
 def _centres(points: np.ndarray, n: int) -> list[tuple[float, float]]:
