@@ -25,6 +25,8 @@ SHADOW_MARGIN = 0.07
 REBASE_BELOW = 0.4
 # A colour this close (tolerance units) to the floor in shadow can pass for shadow.
 DARK_COLOUR_DISTANCE = 0.8
+# Highest confidence a frame gets when a calibrated colour can pass for floor in shadow.
+DARK_CONFIDENCE = 0.5
 # A lone patch of shadow-dark floor colour is a floor-coloured cube when it is at least
 # this many tops large; one such cube with its own shadow covers this many silhouettes.
 LONE_DARK_TOPS = 0.6
@@ -268,5 +270,9 @@ class Counter:
         confidence = min([c.confidence for c in cubes], default=1.0)
         if unknown:
             confidence = 0.0
+        elif self.dark_colours:
+            # Cubes of a floor-coloured paint (black on a grey tray) can hide as floor
+            # or shadow: never claim certainty about a frame of this tray.
+            confidence = min(confidence, DARK_CONFIDENCE)
         return FrameCount(counts, unknown, cubes, confidence, (time.perf_counter() - start) * 1000,
                           self.geometry.corners, obstructed)

@@ -26,7 +26,7 @@ def test_scattered_cubes_are_counted_exactly(seed):
         assert len(result.cubes) == sum(s.counts.values())
 
 
-@pytest.mark.parametrize("seed", [3, 12, 13, 19])
+@pytest.mark.parametrize("seed", [3, 12, 19, 23])
 def test_touching_cubes_are_split(seed):
     setup, counter = counter_for(seed)
     for j in range(3):
