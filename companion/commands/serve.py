@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     config, _ = load(args, **{"data_dir": args.data, "web.host": args.host, "web.port": args.port})
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
-    server = Server(config, demo=args.demo, seed=args.seed)
+    server = Server(config, demo=args.demo, seed=args.seed, config_path=args.config)
     # systemd stops the service with SIGTERM, a person with Ctrl-C: shut down in order while the
     # server loop still sends the streams' last bytes (everything is committed anyway).
     for number in (signal.SIGTERM, signal.SIGINT):
@@ -68,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
 class Server:
     """The parts of a running companion, in start order; `close()` stops them in reverse."""
 
-    def __init__(self, config: Config, demo: bool = False, seed: int = DEMO_SEED) -> None:
+    def __init__(self, config: Config, demo: bool = False, seed: int = DEMO_SEED,
+                 config_path: str | None = None) -> None:
         self.config = config
+        self.config_path = config_path
         self.demo = demo
         self.seed = seed
         self.service = None
@@ -90,16 +92,19 @@ class Server:
         started = time.monotonic()
         store = Store.in_dir(self.config.data_dir)
         self._parts.append(store.close)
-        source = self._open_source()
+        profile = self._saved_profile()
+        # A Pi camera gets the exposure and colour gains locked at calibration back at once.
+        source = self._open_source(profile.camera_controls if profile is not None else None)
         self._parts.append(source.close)
-        profile = self._profile(source)
+        if profile is None:
+            profile = self._calibrate_simulated_tray(source)
         speech = self.config.speech
         speaker = Speaker(speech.enabled, speech.voice, speech.words_per_minute)
         self._parts.append(speaker.close)
         panel = self._panel()
         self.service = TableService(self.config, store, source, speaker=speaker, panel=panel, profile=profile)
         self.service.start()
-        app = create_app(self.service, self.config, self.config.web.host)
+        app = create_app(self.service, self.config, self.config.web.host, config_path=self.config_path)
         self.new_pin = app.config.get("NEW_PIN")
         if self.new_pin:
             log.info("new table PIN created: %s", self.new_pin)
@@ -153,19 +158,25 @@ class Server:
                 except Exception:
                     log.exception("while stopping")
 
-    def _open_source(self):
+    def _open_source(self, controls):
         from firmware.camera import open_source
         cam = self.config.camera
         spec = "sim" if self.demo else cam.source
-        return open_source(spec, cam.width, cam.height, cam.fps, seed=self.seed)
+        return open_source(spec, cam.width, cam.height, cam.fps, seed=self.seed, controls=controls or None)
 
-    def _profile(self, source):
-        """The saved calibration; on the simulated tray, one made from its clicks when none exists."""
-        from calibration import build_profile, load_profile, save_profile
+    def _profile_path(self) -> Path:
         from companion.service.table import PROFILE_FILE
-        path = Path(self.config.data_dir) / PROFILE_FILE
-        if path.exists():
-            return load_profile(path)
+        return Path(self.config.data_dir) / PROFILE_FILE
+
+    def _saved_profile(self):
+        from calibration import load_profile
+        path = self._profile_path()
+        return load_profile(path) if path.exists() else None
+
+    def _calibrate_simulated_tray(self, source):
+        """On the simulated tray, a profile made from its own clicks, as a user would."""
+        from calibration import build_profile, save_profile
+        path = self._profile_path()
         if not hasattr(source, "calibration_clicks"):
             log.warning("no calibration profile at %s: calibrate on the page (/calibrate) before counting", path)
             return None

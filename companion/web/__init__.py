@@ -24,31 +24,30 @@ SERVICE_KEY = "COMPANION_SERVICE"
 CONFIG_KEY = "COMPANION_CONFIG"
 
 
-def create_app(service, config: Config, host: str | None = None, test_config: dict | None = None) -> Flask:
+def create_app(service, config: Config, host: str | None = None, test_config: dict | None = None,
+               config_path: str | None = None) -> Flask:
     """The Flask app for a running TableService (or None for page tests without one).
 
     `host` is the address the server is bound to (default: the configured one); bound to
     anything but loopback, changing anything needs the table's PIN. When the PIN was made
     now (first start), `app.config["NEW_PIN"]` holds it for `companion serve` to print.
+    `config_path` is the file given with --config, where Settings saves.
     """
-    from companion.web import api, events, security, stream
+    from companion.web import api, events, security, settings, stream
 
     app = Flask(__name__)
-    app.config.update(JSON_SORT_KEYS=False, MAX_CONTENT_LENGTH=2 * 1024 * 1024)
+    app.config.update(MAX_CONTENT_LENGTH=2 * 1024 * 1024)
+    app.json.sort_keys = False  # players and colours keep the table's order
     app.config[SERVICE_KEY] = service
     app.config[CONFIG_KEY] = config
+    if config_path is not None:
+        app.config[settings.CONFIG_PATH_KEY] = config_path
     app.config.update(test_config or {})
     app.config["NEW_PIN"] = security.init_app(app, config.data_dir, host or config.web.host)
     for module in (api, events, stream):
         app.register_blueprint(module.bp)
     for name in PAGE_BLUEPRINTS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-            continue  # that page is not built (yet)
-        app.register_blueprint(module.bp)
+        app.register_blueprint(importlib.import_module(name).bp)
     return app
 
 
