@@ -57,8 +57,8 @@ def quality_report(model: ColourModel, colour_pixels: dict[str, np.ndarray], cub
     for k, name in enumerate(names):
         px = np.asarray(colour_pixels[name], dtype=np.float64)
         d = model.class_distances(px)
-        # Most of the colour's own pixels must stay clear of the other class: 10th percentile.
-        sep = np.percentile(d, 10, axis=0)
+        # Most of the colour's own pixels must stay clear of the other class: 25th percentile.
+        sep = np.percentile(d, 25, axis=0)
         to_tray = float(sep[0])
         others = [(float(sep[j + 1]), names[j]) for j in range(len(names)) if j != k]
         to_nearest, nearest = min(others) if others else (float("inf"), None)

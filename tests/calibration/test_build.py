@@ -1,62 +1,78 @@
+"""Building a profile from one generated frame and its clicks; bad input and the quality report."""
+import numpy as np
 import pytest
 
 from calibration import build_profile
 from calibration.errors import CalibrationError
-from tests.vision.synth import CORNERS, FLOOR, clicks, tray_image
+from firmware.scene import layout, random_setup, render
 
-CUBES = [(150, 150, "red"), (300, 200, "blue"), (420, 320, "black")]
+SEED = 12
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(SEED)
+    setup = random_setup(rng)
+    return render(setup, layout(setup, {c: 1 for c in setup.colours}, "scattered", rng), rng)
+
+
+def test_a_profile_and_a_clean_report(frame):
+    profile, report = build_profile(frame.image, frame.corners, frame.clicks)
+    assert profile.colours == list(frame.clicks)
+    assert 8 <= profile.cube_size <= 16 and profile.cube_area > profile.cube_size ** 2 * 0.8
+    assert {q.colour for q in report.colours} == set(frame.clicks)
+    assert all(q.samples > 10 and q.to_tray > 1 for q in report.colours)
+    assert report.lines()[0].startswith("cube size")
 
 
 @pytest.mark.parametrize("corners, message", [
-    (CORNERS[:3], "exactly 4 corners"),
-    (CORNERS + [(100, 100)], "exactly 4 corners"),
-    ([(80, 60), (700, 60), (560, 420), (80, 420)], "outside the 640x480 frame"),
-    ([(80, -5), (560, 60), (560, 420), (80, 420)], "outside the 640x480 frame"),
-    (CORNERS[::-1], "clockwise"),
+    (lambda c: c[:3], "exactly 4 corners"),
+    (lambda c: np.vstack([c, c[:1]]), "exactly 4 corners"),
+    (lambda c: c + [[200, 0]] * 4, "outside the 640x480 frame"),
+    (lambda c: c - [[0, 300]] * 4, "outside the 640x480 frame"),
+    (lambda c: c[::-1], "clockwise"),
 ])
-def test_bad_corners_are_a_clear_error(corners, message):
+def test_bad_corners_are_a_clear_error(frame, corners, message):
     with pytest.raises(CalibrationError, match=message):
-        build_profile(tray_image(CUBES), corners, clicks(CUBES))
+        build_profile(frame.image, corners(np.asarray(frame.corners)), frame.clicks)
 
 
-def test_a_click_on_the_tray_floor_is_an_error():
-    samples = {**clicks(CUBES), "blue": [(250, 350)]}
-    with pytest.raises(CalibrationError, match=r"click for blue at \(250,350\) hit the tray floor"):
-        build_profile(tray_image(CUBES), CORNERS, samples)
+def test_a_click_on_the_tray_floor_is_an_error(frame):
+    c = np.asarray(frame.corners)
+    grid = np.stack(np.meshgrid(np.linspace(c[:, 0].min() + 40, c[:, 0].max() - 40, 25),
+                                np.linspace(c[:, 1].min() + 40, c[:, 1].max() - 40, 25)), -1).reshape(-1, 2)
+    cubes = np.array([cube.centre for cube in frame.cubes])
+    x, y = grid[np.argmax(np.linalg.norm(grid[:, None] - cubes[None], axis=2).min(axis=1))]
+    with pytest.raises(CalibrationError, match=rf"click for blue at \({x:g},{y:g}\) hit the tray floor"):
+        build_profile(frame.image, frame.corners, {**frame.clicks, "blue": [(x, y)]})
 
 
-def test_clicks_outside_the_tray_or_frame_are_errors():
+def test_clicks_outside_the_tray_or_the_frame_or_none_are_errors(frame):
     with pytest.raises(CalibrationError, match="outside the tray corners"):
-        build_profile(tray_image(CUBES), CORNERS, {**clicks(CUBES), "red": [(20, 20)]})
+        build_profile(frame.image, frame.corners, {**frame.clicks, "red": [(3, 3)]})
     with pytest.raises(CalibrationError, match="outside the 640x480 frame"):
-        build_profile(tray_image(CUBES), CORNERS, {**clicks(CUBES), "red": [(900, 20)]})
+        build_profile(frame.image, frame.corners, {**frame.clicks, "red": [(900, 20)]})
     with pytest.raises(CalibrationError, match="no colour samples"):
-        build_profile(tray_image(CUBES), CORNERS, {})
+        build_profile(frame.image, frame.corners, {})
+    with pytest.raises(CalibrationError, match="needs a BGR colour frame"):
+        build_profile(frame.image[:, :, 0], frame.corners, frame.clicks)
 
 
-def test_quality_report_warns_about_colours_too_close():
-    from tests.vision import synth
-    img = tray_image(CUBES + [(200, 300, "red")])
-    # a second "colour" clicked on a red cube: indistinguishable from red
-    samples = {**clicks(CUBES), "crimson": [(200, 297)]}
-    _, report = build_profile(img, CORNERS, samples)
-    assert any("red and crimson are too close" in w for w in report.warnings)
-    good = build_profile(tray_image(CUBES), CORNERS, {k: v for k, v in clicks(CUBES).items() if k != "black"})[1]
-    assert not good.warnings
-    assert {q.colour for q in good.colours} == {"red", "blue"}
-    assert all(q.to_nearest > 2 and q.to_tray > 2 for q in good.colours)
-    assert synth.FLOOR == FLOOR
+def test_quality_report_warns_when_two_colours_are_too_close(frame):
+    # "crimson" is clicked on the red cube: the two cannot be told apart
+    _, report = build_profile(frame.image, frame.corners, {**frame.clicks, "crimson": frame.clicks["red"]})
+    assert any(w.startswith("red and crimson are too close") or w.startswith("crimson and red are too close")
+               for w in report.warnings)
 
 
-def test_quality_report_warns_about_a_colour_close_to_the_floor():
-    from tests.vision import synth
-    paints = dict(synth.PAINTS)
-    synth.PAINTS["sand"] = tuple(int(v * 1.08) for v in FLOOR)
-    try:
-        cubes = CUBES + [(200, 300, "sand")]
-        _, report = build_profile(tray_image(cubes), CORNERS, clicks(cubes))
-    finally:
-        synth.PAINTS.clear()
-        synth.PAINTS.update(paints)
-    assert any("sand is close to the tray floor" in w for w in report.warnings)
-    assert not any("red is close" in w or "blue is close" in w for w in report.warnings)
+def test_quality_report_warns_about_a_paint_close_to_the_tray():
+    rng = np.random.default_rng(SEED)
+    floor = random_setup(rng).tray.floor
+    rng = np.random.default_rng(SEED)
+    setup = random_setup(rng, ("red", "blue", "sand"),
+                         paints={"sand": {"albedo": tuple(min(1.0, v * 1.1) for v in floor), "variation": 0.02}})
+    assert setup.tray.floor == floor
+    scene = render(setup, layout(setup, {"red": 1, "blue": 1, "sand": 2}, "scattered", rng), rng)
+    _, report = build_profile(scene.image, scene.corners, scene.clicks)
+    assert any(w.startswith("sand is close to the tray floor") for w in report.warnings)
+    assert not any(w.startswith("red") for w in report.warnings)

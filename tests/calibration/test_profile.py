@@ -6,25 +6,26 @@ import pytest
 from calibration import build_profile, load_profile, save_profile
 from calibration.errors import CalibrationError
 from calibration.profile import VERSION
-from tests.vision.synth import CORNERS, clicks, tray_image
-
-CUBES = [(150, 150, "red"), (300, 200, "blue"), (420, 320, "black")]
+from firmware.scene import layout, random_setup, render
+from tests.vision.scenes import calibrated
 
 
 @pytest.fixture(scope="module")
 def profile():
-    return build_profile(tray_image(CUBES), CORNERS, clicks(CUBES))[0]
+    return calibrated(12)[1]
 
 
 def test_round_trip_keeps_everything(profile, tmp_path):
     path = tmp_path / "cal.json"
     save_profile(profile, path)
     back = load_profile(path)
-    assert back.colours == ["red", "blue", "black"]
+    assert back.colours == profile.colours and len(back.colours) == 6
     assert back.rect_size == profile.rect_size and back.frame_size == (640, 480)
     assert np.allclose(back.corners, profile.corners, atol=1e-6)
     assert np.array_equal(back.floor_pixels, np.round(profile.floor_pixels))
     assert np.allclose(back.clicks["red"], profile.clicks["red"])
+    assert np.allclose(back.floor_field, profile.floor_field, atol=1e-4)
+    assert back.floor_insets == profile.floor_insets and np.allclose(back.area_field, profile.area_field, atol=1e-2)
     data = json.loads(path.read_text())
     assert data["version"] == VERSION and data["format"] == "tower-companion-calibration"
     # positions are relative to the frame size
@@ -32,9 +33,11 @@ def test_round_trip_keeps_everything(profile, tmp_path):
 
 
 def test_camera_controls_are_stored_and_restored(tmp_path):
-    img = tray_image(CUBES)
+    rng = np.random.default_rng(3)
+    setup = random_setup(rng)
+    scene = render(setup, layout(setup, {c: 1 for c in setup.colours}, "scattered", rng), rng)
     controls = {"ExposureTime": 12000, "AnalogueGain": 1.5, "ColourGains": [1.8, 1.4]}
-    profile, _ = build_profile(img, CORNERS, clicks(CUBES), camera_controls=controls)
+    profile, _ = build_profile(scene.image, scene.corners, scene.clicks, camera_controls=controls)
     save_profile(profile, tmp_path / "c.json")
     assert load_profile(tmp_path / "c.json").camera_controls == controls
 

@@ -1,10 +1,22 @@
-"""Settle detection on hand-made sequences; generated drop videos are in test_settle_video.py."""
+"""Settle detection on hand-made frame sequences of a generated table (drop videos are in
+test_settle_video.py): flicker, noise and JPEG are not motion; trickles and hands."""
+import cv2
 import numpy as np
+import pytest
 
-from tests.vision.synth import tray_image
+from firmware.scene import CubePose, random_setup, render
+from vision.errors import VisionError
 from vision.settle import SettleDetector
 
 FPS = 15
+SETUP = random_setup(np.random.default_rng(12))
+
+
+def frame(cubes, seed, gain=1.0):
+    """A frame with cubes (colour, x mm, y mm), fresh sensor noise and JPEG per frame."""
+    poses = [CubePose(c, x, y, SETUP.cube_size / 2, size=SETUP.cube_size) for c, x, y in cubes]
+    image = render(SETUP, poses, np.random.default_rng(seed)).image
+    return cv2.convertScaleAbs(image, alpha=gain)
 
 
 def feed(frames):
@@ -12,42 +24,40 @@ def feed(frames):
     return [e for i, f in enumerate(frames) if (e := det.update(f, i / FPS)) is not None]
 
 
+RED = ("red", -40.0, 10.0)
+
+
 def test_one_event_per_settled_state_and_none_while_moving():
-    still_a = tray_image([(200, 200, "red")], seed=1)
-    frames = [tray_image([(200, 200, "red")], seed=i) for i in range(10)]            # settled: 1 cube
-    frames += [tray_image([(200, 200, "red"), (300, 100 + 20 * i, "blue")], seed=i) for i in range(6)]  # falling
-    frames += [tray_image([(200, 200, "red"), (300, 220, "blue")], seed=i) for i in range(15)]  # settled: 2
+    frames = [frame([RED], i) for i in range(8)]
+    frames += [frame([RED, ("blue", 40.0, -60 + 12 * i)], 10 + i) for i in range(6)]   # sliding in
+    frames += [frame([RED, ("blue", 40.0, 12.0)], 20 + i) for i in range(12)]
     events = feed(frames)
-    assert [e.frame_index for e in events][0] < 10
     assert len(events) == 2
-    second = events[1]
-    assert second.frame_index > 15                   # after the last moving frame (15)
-    assert second.delay <= 0.7 and second.delay > 0
-    assert still_a.shape == second.image.shape
+    assert events[0].frame_index < 8
+    assert events[1].frame_index >= 14 and 0 < events[1].delay <= 0.7
+    assert events[1].delay == pytest.approx(events[1].time - 13 / FPS)
 
 
 def test_flicker_noise_and_jpeg_are_not_motion():
-    import cv2
-    frames = []
-    for i in range(40):
-        img = tray_image([(200, 200, "black"), (400, 300, "blue")], seed=i,
-                         gain=(1 + 0.04 * np.sin(i),) * 3)
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 55 + i % 30])
-        frames.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    frames = [frame([RED, ("black", 30.0, 30.0)], i, gain=1 + 0.04 * np.sin(i)) for i in range(30)]
     assert len(feed(frames)) == 1
 
 
 def test_late_trickle_gives_a_new_complete_event():
-    frames = [tray_image([(200, 200, "red")], seed=i) for i in range(20)]
-    frames += [tray_image([(200, 200, "red"), (400, 100 + 30 * i, "red")], seed=i) for i in range(5)]
-    frames += [tray_image([(200, 200, "red"), (400, 250, "red")], seed=i) for i in range(20)]
+    frames = [frame([RED], i) for i in range(12)]
+    frames += [frame([RED, ("green", 0.0, -50 + 15 * i)], 20 + i) for i in range(4)]
+    frames += [frame([RED, ("green", 0.0, 10.0)], 30 + i) for i in range(12)]
     events = feed(frames)
-    assert len(events) == 2 and events[1].frame_index > 25
+    assert len(events) == 2 and events[1].frame_index > 16
 
 
-def test_a_hand_passing_over_without_changing_the_tray_gives_no_new_event():
-    base = [(200, 200, "red")]
-    frames = [tray_image(base, seed=i) for i in range(15)]
-    frames += [tray_image(base + [(100 + 60 * i, 300, "blue")], seed=i) for i in range(6)]
-    frames += [tray_image(base, seed=i) for i in range(15)]
+def test_something_passing_over_without_changing_the_tray_gives_no_new_event():
+    frames = [frame([RED], i) for i in range(10)]
+    frames += [frame([RED, ("yellow", -60 + 25 * i, -20.0)], 20 + i) for i in range(6)]
+    frames += [frame([RED], 30 + i) for i in range(10)]
     assert len(feed(frames)) == 1
+
+
+def test_grey_frames_are_refused():
+    with pytest.raises(VisionError, match="BGR colour frames"):
+        SettleDetector().update(np.zeros((48, 64), np.uint8), 0.0)
