@@ -37,10 +37,12 @@ class Dice:
         self._source = source
         self.log: list[Roll] = []
 
-    def roll(self, reason: str, sides: int = DIE_SIDES) -> int:
-        """One die of `sides` faces (1..sides), logged with why it was rolled."""
+    def roll(self, reason: str, sides: int = DIE_SIDES, faces: Sequence[str] = ()) -> int:
+        """One die of `sides` faces (1..sides), logged with why it was rolled. `faces` name what
+        each value picks: a table rolling a physical die is told ("1 Saxony, 2 Bohemia")."""
         if self._source is not None:
-            value = self._source(sides, reason)
+            told = f"{reason} ({', '.join(f'{i} {f}' for i, f in enumerate(faces, 1))})" if faces else reason
+            value = self._source(sides, told)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= sides:
                 raise DiceError(f"die roll for {reason}: {value!r} is not a value from 1 to {sides}")
         else:
@@ -52,7 +54,7 @@ class Dice:
         """One of tied `options`: a die with one face per option (no roll for a single option)."""
         if len(options) == 1:
             return options[0]
-        return options[self.roll(reason, len(options)) - 1]
+        return options[self.roll(reason, len(options), [_face(o) for o in options]) - 1]
 
     def shuffle(self, items: Sequence[T], reason: str) -> list[T]:
         """A shuffled copy, drawn as a sequence of logged rolls (one per position)."""
@@ -63,6 +65,19 @@ class Dice:
 
     def rolls_since(self, mark: int) -> tuple[Roll, ...]:
         return tuple(self.log[mark:])
+
+
+def _face(option: object) -> str:
+    """A few words for one tied option: a territory's name, or "from to where" for a move
+    (the rules' options are names, start entries, paths and (army, destination, ...) tuples)."""
+    if isinstance(option, str):
+        return option
+    if isinstance(option, list) and option:
+        return _face(option[-1])  # a path: where it ends
+    if isinstance(option, tuple) and len(option) >= 2:
+        return f"{_face(option[0])} to {_face(option[1])}"
+    territory = getattr(option, "territory", None)
+    return territory if isinstance(territory, str) else str(option)
 
 
 def best(items: Sequence[T], key: Callable[[T], tuple], dice: Dice, reason: str) -> T | None:

@@ -103,7 +103,7 @@ class TableService:
             with self.store.transaction() as tx:
                 last = tx.add_step("start", "Companion started with an empty table.", None, _ledger_dict(ledger))
         self.game = turns.load(last.game)
-        self.seed = last.data.get("seed", 0)
+        self._restore(last.data)
         self.ledger = _ledger(last.ledger)
         self.turn = self.store.get_open("turn")
         self.battle: BattleRecord | None = None
@@ -121,6 +121,16 @@ class TableService:
             if self.battle.status == phases.WAITING and self.auto_drop:
                 # The simulated tray forgot the throw when the service stopped: drop it again.
                 self._queue_drop(self.battle)
+
+    def _restore(self, data: dict) -> None:
+        """What each step carries besides the game and the ledger."""
+        self.seed = data.get("seed", 0)
+        self.physical_dice = data.get("physical_dice", self.config.game.physical_dice)
+        self.primed = data.get("primed", False)
+
+    def _step_data(self, **extra) -> dict:
+        return {"seed": self.seed, "physical_dice": self.physical_dice, "primed": self.primed,
+                "turn": self.turn, **extra}
 
     def start(self) -> None:
         if self.source is None or self._thread is not None:
@@ -379,6 +389,7 @@ class TableService:
             if applied.kind == phases.PRIME:
                 ledger, warnings = self.ledger.prime(list(applied.thrown), applied.farmer, applied.emerged)
                 cup_after: Mapping[str, int] = {}
+                self.primed = True
             else:
                 if game is not None and applied.territory is not None:
                     game = rules_game.apply_battle(game, applied.territory, applied.attacker, outcome)
@@ -387,8 +398,7 @@ class TableService:
             text = announce.applied(applied)
             with self.store.transaction() as tx:
                 step = tx.add_step(applied.kind, text, _game_dict(game), _ledger_dict(ledger),
-                                   {"battle": applied.id, "warnings": warnings, "seed": self.seed,
-                                    "turn": self.turn})
+                                   self._step_data(battle=applied.id, warnings=warnings))
                 applied = replace(applied, step_id=step.id)
                 tx.put_battle(applied.id, applied.to_dict())
                 event = tx.add_event("battle_applied", text, {"battle": applied.to_dict(), "warnings": warnings})
@@ -474,8 +484,12 @@ class TableService:
         with self._lock:
             self._no_open_battle("starting a new game")
             game, seed, text = turns.new_game(params, self.config.game.map)
+            physical = turns.physical_dice(params, self.config.game.physical_dice)
             ledger = self._start_ledger(game.players).move("supply", "board", turns.board_cubes(game))
-            self.seed, self.turn = seed, None
+            # A new ledger starts with an empty tower: the table primes it again.
+            self.seed, self.turn, self.physical_dice, self.primed = seed, None, physical, False
+            if physical:
+                text += " The automatons' dice are rolled at the table."
             self._commit_step("new_game", text, game, ledger, event_kind="game")
             return {"text": text, "game": _game_dict(game, log=False)}
 
@@ -489,8 +503,7 @@ class TableService:
         with self._lock:
             game = self._require_game()
             self._no_open_battle(f"a {kind}")
-            if self.turn and self.turn["status"] == turns.WAITING:
-                raise PhaseError(f"the automaton's move waits for confirmation: {self.turn['text']}")
+            self._no_pending_turn()
             after, text = change(game, params)
             self._commit_step(kind, text, after, self._board_synced(game, after), event_kind="game")
             return {"text": text, "game": _game_dict(after, log=False)}
@@ -503,8 +516,7 @@ class TableService:
             self._no_open_battle("the next step")
             if game.winner:
                 raise PhaseError(f"the game is over: {game.winner} won")
-            if self.turn and self.turn["status"] == turns.WAITING:
-                raise PhaseError(f"the automaton's move waits for confirmation: {self.turn['text']}")
+            self._no_pending_turn()
             if self.turn is None:
                 game = rules_game.start_round(game, turns.dice(self.seed, self.store.step_count()))
                 self.turn = {"status": "round", "round": game.round, "queue": turns.round_queue(game),
@@ -515,21 +527,46 @@ class TableService:
                 return self._round_battles()
             colour, index = queue[0]
             if game.players[colour].automaton:
-                _, turn = turns.decide(game, colour, index, self.seed, self.store.step_count())
+                turn = turns.decide(game, colour, index, self.seed, self.store.step_count(),
+                                    [] if self.physical_dice else None)
             else:
                 turn = turns.human_turn(colour, index)
             self.turn = {**turn, "round": game.round, "queue": queue[1:]}
             self._commit_open_turn("automaton")
             return _shown(self.turn)
 
+    def automaton_roll(self, value: Any) -> dict:
+        """The value of the physical die the table rolled for the automaton's decision: stored
+        with the open turn, and the decision replayed from all the table's rolls so far."""
+        with self._lock:
+            game = self._require_game()
+            if not self.turn or self.turn["status"] != turns.NEEDS_ROLL:
+                raise PhaseError("no die roll is wanted now: the automaton asks for one when its "
+                                 "decision needs it (with physical dice on)")
+            sides, reason = self.turn["roll"]["sides"], self.turn["roll"]["reason"]
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= sides:
+                raise turns.GameInputError(f"value: expected a whole number from 1 to {sides} "
+                                           f"(the die for {reason}), got {value!r}")
+            self._replay_rolls(self.turn["rolls"] + [value], f"Rolled {value} at the table.")
+            return _shown(self.turn)
+
+    def _replay_rolls(self, rolls: list[int], said: str) -> None:
+        """The open automaton decision recomputed from the table's `rolls`, stored and announced."""
+        turn = self.turn
+        decided = turns.decide(self.game, turn["player"], turn["index"], self.seed, 0, rolls)
+        self.turn = {**decided, "round": turn["round"], "queue": turn["queue"]}
+        self._commit_open_turn("automaton", f"{said} {self.turn['text']}")
+
     def automaton_confirm(self) -> dict:
         """The table has moved the pieces as the automaton said: apply its decision."""
         with self._lock:
             game = self._require_game()
+            if self.turn and self.turn["status"] == turns.NEEDS_ROLL:
+                raise PhaseError(f"the automaton waits for a die roll first: {self.turn['text']}")
             if not self.turn or self.turn["status"] != turns.WAITING:
                 raise PhaseError("no automaton move is waiting for confirmation (press Next)")
             after = turns.load(self.turn["proposed"])
-            text = self.turn["text"]
+            text = self.turn["text"] + turns.rolled_text(self.turn.get("table_rolls", []))
             self.turn = {**self.turn, "status": "done", "proposed": None}
             self._commit_step("automaton", f"Confirmed: {text}", after, self._board_synced(game, after),
                               event_kind="automaton")
@@ -558,6 +595,12 @@ class TableService:
             raise PhaseError("no game is running: start one on the Game page")
         return self.game
 
+    def _no_pending_turn(self) -> None:
+        if self.turn and self.turn["status"] == turns.NEEDS_ROLL:
+            raise PhaseError(f"the automaton waits for a die roll: {self.turn['text']}")
+        if self.turn and self.turn["status"] == turns.WAITING:
+            raise PhaseError(f"the automaton's move waits for confirmation: {self.turn['text']}")
+
     def _no_open_battle(self, what: str) -> None:
         if self.battle is not None:
             raise PhaseError(f"battle {self.battle.id} is open: confirm or cancel it before {what}")
@@ -578,17 +621,16 @@ class TableService:
 
     def _commit_step(self, kind: str, text: str, game, ledger: Ledger, event_kind: str) -> None:
         with self.store.transaction() as tx:
-            tx.add_step(kind, text, _game_dict(game), _ledger_dict(ledger),
-                        {"seed": self.seed, "turn": self.turn})
+            tx.add_step(kind, text, _game_dict(game), _ledger_dict(ledger), self._step_data())
             tx.set_open("turn", self.turn)
             event = tx.add_event(event_kind, text, {"turn": _shown(self.turn)})
         self.game, self.ledger = game, ledger
         self._publish(event)
 
-    def _commit_open_turn(self, kind: str) -> None:
+    def _commit_open_turn(self, kind: str, text: str | None = None) -> None:
         with self.store.transaction() as tx:
             tx.set_open("turn", self.turn)
-            event = tx.add_event(kind, self.turn["text"], {"turn": _shown(self.turn)})
+            event = tx.add_event(kind, text or self.turn["text"], {"turn": _shown(self.turn)})
         self._publish(event)
 
     # --- undo, state --------------------------------------------------------------------------
@@ -597,6 +639,12 @@ class TableService:
         with self._lock:
             if self.battle is not None:
                 raise PhaseError(f"battle {self.battle.id} is open: confirm or cancel it before undoing")
+            rolls = (self.turn or {}).get("rolls") if (self.turn or {}).get("status") in turns.PENDING else None
+            if rolls:
+                # A die value typed by mistake: take the table's last roll back and ask again.
+                text = f"Undone: the roll of {rolls[-1]}."
+                self._replay_rolls(rolls[:-1], text)
+                return {"undone": {"kind": "roll", "value": rolls[-1]}, "text": text}
             steps = self.store.steps(limit=2)
             last = steps[-1]
             if last.kind in START_KINDS or len(steps) < 2:
@@ -613,7 +661,7 @@ class TableService:
                 self.turn = previous.data.get("turn")
                 tx.set_open("turn", self.turn)
             self.game, self.ledger = turns.load(previous.game), _ledger(previous.ledger)
-            self.seed = previous.data.get("seed", 0)
+            self._restore(previous.data)
             self._publish(event)
             return {"undone": last.summary(), "text": text}
 
@@ -631,7 +679,10 @@ class TableService:
                 "ledger": _ledger_dict(self.ledger),
                 "ledger_warnings": self.ledger.miscounts(),
                 "history": [s.summary() for s in steps],
-                "can_undo": len(steps) > 1 and steps[-1].kind not in START_KINDS and battle is None,
+                "can_undo": battle is None and (bool((self.turn or {}).get("rolls")) or
+                                                (len(steps) > 1 and steps[-1].kind not in START_KINDS)),
+                "physical_dice": self.physical_dice,
+                "primed": self.primed,
                 "events": [e.to_dict() for e in self.bus.recent(HISTORY)],
                 "camera": {**self.camera_status, "frames": self.frames},
                 "calibrated": self.profile is not None,
@@ -665,8 +716,8 @@ class TableService:
         if self.camera_status["status"] == "lost":
             phase = "camera_lost"
         elif battle is None:
-            # An automaton's move waits for the table to move its pieces and confirm.
-            phase = "attention" if self.turn and self.turn["status"] == turns.WAITING else "idle"
+            # An automaton's move waits for the table to move its pieces and confirm, or for a die.
+            phase = "attention" if self.turn and self.turn["status"] in turns.PENDING else "idle"
         elif battle.status == phases.COUNTED:
             phase = "attention" if battle.unknown or (battle.outcome or {}).get("warnings") else "result"
         else:

@@ -11,6 +11,10 @@ The open turn is a plain dict (stored as the `turn` open record, so a restart re
     {"status": "waiting" | "human" | "battles", "round": n, "queue": [[colour, card_index], ...],
      "player": colour, "card": name, "index": card_index, "actions": [action dicts],
      "text": sentence, "proposed": game dict after the decision (status "waiting")}
+
+With physical dice (RULES.md section 4) a decision is replayed from the values the table has
+rolled so far (`"rolls": [n, ...]`); when it needs one more the turn has status "needs_roll"
+and `"roll": {"sides", "reason"}`, and the decided turn lists them as `"table_rolls"`.
 """
 from __future__ import annotations
 
@@ -27,14 +31,24 @@ from companion.rules.state import GameState, from_dict
 from companion.rules.units import CASTLE, total
 from companion.service.phases import PhaseError
 
-WAITING, HUMAN, BATTLES = "waiting", "human", "battles"
-GAME_KEYS = {"map", "seed", "players"}
+WAITING, HUMAN, BATTLES, NEEDS_ROLL = "waiting", "human", "battles", "needs_roll"
+# An automaton's turn the table must answer before anything else happens.
+PENDING = (WAITING, NEEDS_ROLL)
+GAME_KEYS = {"map", "seed", "players", "physical_dice"}
 MOVE_KEYS = {"player", "from", "to", "path", "units"}
 PURCHASE_KEYS = {"player", "territory", "items", "castle_at"}
 
 
 class GameInputError(CompanionError):
     """A game request is malformed (answered with 400)."""
+
+
+class RollNeeded(Exception):
+    """The table's rolls ran out: the decision waits for the next physical die."""
+
+    def __init__(self, sides: int, reason: str) -> None:
+        super().__init__(reason)
+        self.sides, self.reason = sides, reason
 
 
 @lru_cache(maxsize=4)
@@ -51,6 +65,27 @@ def load(data: Mapping[str, Any] | None) -> GameState | None:
 def dice(seed: int, step: int) -> Dice:
     """The dice of one step: seeded by the game's seed and the step, so a replay rolls the same."""
     return Dice(seed * 1_000_003 + step)
+
+
+def table_dice(rolls: list[int]) -> Dice:
+    """Dice that replay the table's rolls in order, and ask for the next one when they run out.
+    The rules are pure, so the same rolls give the same decision."""
+    supplied = iter(rolls)
+
+    def source(sides: int, reason: str) -> int:
+        value = next(supplied, None)
+        if value is None:
+            raise RollNeeded(sides, reason)
+        return value
+    return Dice(source=source)
+
+
+def physical_dice(params: Mapping[str, Any], default: bool) -> bool:
+    """A new game's choice of physical dice (the configured one unless it says)."""
+    value = params.get("physical_dice", default) if isinstance(params, Mapping) else default
+    if not isinstance(value, bool):
+        raise GameInputError(f"physical_dice: expected true or false, got {value!r}")
+    return value
 
 
 def new_game(params: Any, default_map: str) -> tuple[GameState, int, str]:
@@ -110,16 +145,40 @@ def round_queue(state: GameState) -> list[list]:
     return [[colour, i] for i in range(CARDS_PER_ROUND) for colour in state.turn_order()]
 
 
-def decide(state: GameState, colour: str, index: int, seed: int, step: int) -> tuple[GameState, dict]:
-    """The automaton's decision for its card `index`: the state it leads to and the open turn."""
+def decide(state: GameState, colour: str, index: int, seed: int, step: int,
+           rolls: list[int] | None = None) -> dict:
+    """The open turn of the automaton's decision for its card `index`, from seeded dice, or,
+    with `rolls` (physical dice), from the table's rolls: status NEEDS_ROLL while one is missing."""
     card = state.players[colour].hand[index]
-    after, actions = rules.take_turn(state, colour, index, dice(seed, step))
+    base = {"player": colour, "card": card, "index": index}
+    if rolls is None:
+        used = dice(seed, step)
+    else:
+        used, base["rolls"] = table_dice(rolls), list(rolls)
+    try:
+        after, actions = rules.take_turn(state, colour, index, used)
+    except RollNeeded as need:
+        return {**base, "status": NEEDS_ROLL, "actions": [], "roll": {"sides": need.sides, "reason": need.reason},
+                "text": roll_prompt(colour, need.sides, need.reason)}
     texts = [a.text for a in actions] or [f"{colour_name(colour)} can do nothing with its cards."]
     if after.winner:
         texts.append(f"{colour_name(after.winner)} has 7 crowns and wins the game.")
-    return after, {"status": WAITING, "player": colour, "card": card, "index": index,
-                   "actions": [a.to_dict() for a in actions], "text": " ".join(texts),
-                   "proposed": after.to_dict()}
+    if rolls is not None:
+        base["table_rolls"] = [r.to_dict() for r in used.log]
+    return {**base, "status": WAITING, "actions": [a.to_dict() for a in actions], "text": " ".join(texts),
+            "proposed": after.to_dict()}
+
+
+def roll_prompt(colour: str, sides: int, reason: str) -> str:
+    again = f", rolling again above {sides}" if sides < 6 else ""
+    return f"Roll a die for {colour_name(colour)}, {reason}: enter 1 to {sides}{again}."
+
+
+def rolled_text(table_rolls: list[dict]) -> str:
+    """What the log keeps of the table's dice: "Dice rolled at the table: 2 (d2), 5 (d6)."."""
+    if not table_rolls:
+        return ""
+    return " Dice rolled at the table: " + ", ".join(f"{r['value']} (d{r['die']})" for r in table_rolls) + "."
 
 
 def human_turn(colour: str, index: int) -> dict:

@@ -155,6 +155,16 @@ def automaton_next():
     return jsonify(service().automaton_next())
 
 
+@bp.post("/automaton/roll")
+def automaton_roll():
+    """{"value": n}: the physical die the table rolled for the automaton's decision."""
+    data = body(required=True)
+    only(data, "value")
+    if "value" not in data:
+        raise BadRequest("missing key 'value' (the number the die shows)")
+    return jsonify(service().automaton_roll(data["value"]))
+
+
 @bp.post("/automaton/confirm")
 def automaton_confirm():
     only(body())
