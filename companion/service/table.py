@@ -417,7 +417,11 @@ class TableService:
     def cancel(self, battle_id: int) -> BattleRecord:
         with self._lock:
             record = self._open(battle_id)
-            return self._commit_battle(phases.cancel(record), "battle_cancelled", announce.cancelled)
+            cancelled = self._commit_battle(phases.cancel(record), "battle_cancelled", announce.cancelled)
+            if self.auto_drop:
+                # The table takes the cubes of a cancelled throw out of the tray, as after a battle.
+                self._tray_commands.append(self._match_simulated_tray)
+            return cancelled
 
     def _open(self, battle_id: int) -> BattleRecord:
         if self.battle is None or self.battle.id != battle_id:

@@ -17,5 +17,6 @@ bp = Blueprint("game", __name__)
 def index():
     config = app_config()
     setup = {"colours": list(config.colours.players), "maps": shipped_maps(), "map": config.game.map,
-             "unit_types": list(UNIT_TYPES), "items": [*UNIT_TYPES, CASTLE]}
+             "unit_types": list(UNIT_TYPES), "items": [*UNIT_TYPES, CASTLE],
+             "physical_dice": config.game.physical_dice}
     return render_template("game.html", setup=setup)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
+from companion.rules.ledger import PRIME_FARMER_CUBES, PRIME_PLAYER_CUBES
 from companion.web.pages_api import app_config
 
 bp = Blueprint("table", __name__)
@@ -15,4 +16,5 @@ bp = Blueprint("table", __name__)
 def index():
     colours = app_config().colours
     return render_template("table.html", colours={"players": list(colours.players),
-                                                  "farmer": colours.farmer})
+                                                  "farmer": colours.farmer},
+                           prime={"player_cubes": PRIME_PLAYER_CUBES, "farmer_cubes": PRIME_FARMER_CUBES})

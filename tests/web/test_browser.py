@@ -268,6 +268,38 @@ def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, l
     laptop.check()
 
 
+def test_the_table_page_primes_the_tower(phone, server):
+    page = phone.goto("/")
+    page.wait_for_selector("#prime:visible")
+    tower = server.get("/api/state")[1]["ledger"]["tower"]
+    page.click("#prime-tower")
+    page.wait_for_selector("#battle-title:text-is('Priming the tower')")
+    record = server.get("/api/state")[1]["battle"]
+    assert record["kind"] == "prime" and not page.is_visible("#prime")
+    throw = ", ".join(f"7 {c}" for c in record["thrown"])
+    assert page.inner_text("#battle-into") == (f"Prime the tower: throw {throw} and 10 green (green = the farmers); "
+                                               "what comes out goes back to the supply.")
+    page.wait_for_selector("#battle-status:has-text('counted')", timeout=25000)
+    emerged = server.get("/api/state")[1]["battle"]["emerged"]
+    into = sum(record["into_tower"].values())
+    page.wait_for_selector(f"#outcome:has-text('{into - sum(emerged.values())} of the {into} cubes stay in the tower')")
+    assert page.inner_text("#outcome .result").startswith("Back to the supply: ")
+    assert page.inner_text("#cancel") == "Cancel priming"
+    # One more farmer came out than the camera saw: the table corrects it, then confirms.
+    page.click("button[aria-label='one green more']")
+    page.wait_for_selector(f"#outcome:has-text('{into - sum(emerged.values()) - 1} of the {into} cubes')")
+    phone.shot("table-priming")
+    page.click("#confirm")
+    page.wait_for_selector("#declare:visible")
+    page.wait_for_selector("#history li:has-text('Tower primed')")
+    state = server.get("/api/state")[1]
+    assert state["primed"] is True and not page.is_visible("#prime")
+    corrected = {**emerged, "green": emerged.get("green", 0) + 1}
+    added = {c: state["ledger"]["tower"].get(c, 0) - tower.get(c, 0) for c in record["into_tower"]}
+    assert added == {c: n - corrected.get(c, 0) for c, n in record["into_tower"].items()}
+    phone.check()
+
+
 def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page = laptop.goto("/game")
     page.wait_for_selector("#new-details[open]")
@@ -339,6 +371,50 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     # The game page followed live, without a reload.
     page.wait_for_selector("#automaton", state="hidden")
     page.wait_for_selector(f"#history li:has-text('Confirmed: {turn['text'][:30]}')")
+    laptop.check()
+    phone.check()
+
+
+def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, server):
+    page = laptop.goto("/game")
+    page.click("#new-details summary")
+    page.select_option("select[name='colour-0']", "red")
+    page.select_option("select[name='role-0']", "player")
+    page.select_option("select[name='colour-1']", "blue")
+    page.select_option("select[name='role-1']", "automaton")
+    page.fill("#new-seed", "0")  # blue's first decision is a tie between two expansions
+    page.check("#new-physical-dice")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#new-submit")
+    page.wait_for_selector("#now:has-text('Round 1')")
+    assert server.get("/api/state")[1]["physical_dice"] is True
+    for _ in range(4):
+        if page.is_visible("#automaton-dice"):
+            break
+        page.click("#automaton-next")
+        page.wait_for_timeout(300)
+    page.wait_for_selector("#automaton-dice:visible")
+    turn = server.get("/api/state")[1]["automaton"]
+    assert turn["status"] == "needs_roll" and page.inner_text("#automaton-text") == turn["text"]
+    assert page.query_selector_all("#automaton-dice button") and \
+        len(page.query_selector_all("#automaton-dice button")) == turn["roll"]["sides"]
+    assert not page.is_visible("#automaton-confirm") and page.is_disabled("#automaton-next")
+    laptop.shot("game-roll")
+    # The Table page asks too; the number tapped there decides, and the Game page follows.
+    table = phone.goto("/")
+    table.wait_for_selector("#now:has-text('Roll a die for Blue and tap the number it shows.')")
+    assert table.inner_text("#automaton-text") == turn["text"]
+    phone.shot("table-roll")
+    table.click("#automaton-dice button[data-value='2']")
+    table.wait_for_selector("#automaton-confirm:visible")
+    decided = server.get("/api/state")[1]["automaton"]
+    assert decided["status"] == "waiting" and decided["rolls"] == [2]
+    table.wait_for_selector(f"#history li:has-text('Rolled 2 at the table.')")
+    page.wait_for_selector("#automaton-dice", state="hidden")
+    page.wait_for_selector(f"#automaton-text:text-is('{decided['text']}')")
+    table.click("#automaton-confirm")
+    table.wait_for_selector("#automaton-confirm", state="hidden")
+    assert server.get("/api/state")[1]["history"][-1]["text"].endswith("Dice rolled at the table: 2 (d2).")
     laptop.check()
     phone.check()
 

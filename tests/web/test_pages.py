@@ -59,8 +59,10 @@ def live(make_app, service):
 # ---- the pages themselves ----
 
 @pytest.mark.parametrize("url,marks", [
-    ("/", ['id="now"', 'id="counts"', 'id="declare-form"', 'id="ledger"', 'id="undo"']),
-    ("/game", ['id="new-form"', 'id="board"', 'id="filter-text"', 'id="move-form"', 'id="buy-form"']),
+    ("/", ['id="now"', 'id="counts"', 'id="declare-form"', 'id="ledger"', 'id="undo"', 'id="prime-tower"',
+           "7 cubes of each player and\n      10 green farmers", 'id="automaton-dice"']),
+    ("/game", ['id="new-form"', 'id="board"', 'id="filter-text"', 'id="move-form"', 'id="buy-form"',
+               'id="new-physical-dice"', 'id="automaton-dice"']),
     ("/calibrate", ['id="canvas"', 'id="snap"', 'id="profiles"', 'data-step="6"']),
     ("/settings", ['id="settings-form"', 'id="pin-form"', 'name="csrf_token"', 'name="panel.pins.led_ready"']),
     ("/unlock", ["no PIN is needed"]),

@@ -132,11 +132,26 @@ const TC = (() => {
     return source;
   }
 
+  // The automaton's die rolled at the table (physical dice): one big button per face; a tap
+  // sends the value and `after` re-reads the state. Hidden when no roll is wanted.
+  function rollButtons(box, turn, after) {
+    const roll = turn && turn.status === "needs_roll" ? turn.roll : null;
+    box.hidden = !roll;
+    if (!roll) { box.replaceChildren(); return; }
+    const faces = Array.from({ length: roll.sides }, (_, i) => i + 1);
+    box.replaceChildren(...faces.map((value) => el("button", { type: "button", class: "primary", "data-value": String(value),
+      "aria-label": `the die shows ${value}`,
+      onclick: (e) => act(e.currentTarget, async () => {
+        await api("POST", "/api/automaton/roll", { value });
+        await after();
+      }) }, String(value))));
+  }
+
   const capital = (text) => (text ? text[0].toUpperCase() + text.slice(1) : text);
 
   const unlocked = () => meta("pin-required") !== "yes" || meta("unlocked") === "yes";
 
   document.addEventListener("DOMContentLoaded", () => paintAll(document));
 
-  return { el, chip, swatch, paint, paintAll, countsText, flash, api, act, live, meta, unlocked, capital };
+  return { el, chip, swatch, paint, paintAll, countsText, flash, api, act, live, meta, unlocked, capital, rollButtons };
 })();

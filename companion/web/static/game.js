@@ -62,17 +62,20 @@
       el("td", { class: "num" }, String(p.coins ?? 0)), el("td", { class: "num" }, String(p.crowns ?? 0)),
       el("td", {}, p.capital || ""))));
     $("automaton-next").disabled = !game || !!game.winner || !!state.battle
-      || !!(state.automaton && state.automaton.status === "waiting");
+      || !!(state.automaton && ["waiting", "needs_roll"].includes(state.automaton.status));
   }
 
   function renderAutomaton() {
     const turn = state && state.automaton;
     const waiting = !!turn && turn.status === "waiting";
-    $("automaton").hidden = !waiting;
-    if (!waiting) return;
-    $("automaton-title").replaceChildren("The automaton ", turn.player ? chip(turn.player) : "", " says");
+    const rolling = !!turn && turn.status === "needs_roll";
+    $("automaton").hidden = !waiting && !rolling;
+    TC.rollButtons($("automaton-dice"), turn, refresh);
+    if (!waiting && !rolling) return;
+    $("automaton-title").replaceChildren("The automaton ", turn.player ? chip(turn.player) : "", rolling ? " needs a die" : " says");
     $("automaton-text").textContent = turn.text || "";
     $("automaton-detail").textContent = turn.card ? `Card: ${turn.card.replace(/_/g, " ")}` : "";
+    $("automaton-confirm").hidden = rolling;
   }
 
   function fillSelect(select, options, keepFirst) {
@@ -112,6 +115,7 @@
     if (game.winner) return `${game.winner} has won the game.`;
     if (state.battle) return "A battle is open: finish it on the Table page.";
     if (turn && turn.status === "waiting") return `${TC.capital(turn.player) || "The automaton"}'s move: set the pieces as it says below, then confirm.`;
+    if (turn && turn.status === "needs_roll") return `Roll a die for ${TC.capital(turn.player)} and tap the number it shows.`;
     if (turn && turn.status !== "done" && turn.text) return turn.text;
     return `Round ${game.round}: press “Next step of the round”.`;
   }
@@ -154,6 +158,7 @@
   fillSelect($("new-map"), setup.maps.map((m) => [m, m]));
   $("new-map").value = setup.map;
   $("new-seed").value = String(Math.floor(Math.random() * 1e6));
+  $("new-physical-dice").checked = !!setup.physical_dice;
 
   $("new-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -168,7 +173,7 @@
     if (!(seed >= 0)) { flash("Seed: enter a whole number, 0 or more."); return; }
     if (state && state.game && !window.confirm("Start a new game? The current one stays in the history (undo goes back).")) return;
     act($("new-submit"), async () => {
-      await api("POST", "/api/game", { map: $("new-map").value, seed, players });
+      await api("POST", "/api/game", { map: $("new-map").value, seed, players, physical_dice: $("new-physical-dice").checked });
       $("new-details").open = false;
       flash("New game set up.", true);
       await refresh();

@@ -27,19 +27,26 @@
     return text;
   }
 
+  // The priming throw at setup: what goes in, and that nothing is won.
+  function primeText(battle) {
+    return `Prime the tower: throw ${countsText(battle.into_tower || {})} (${colours.farmer} = the farmers); what comes out goes back to the supply.`;
+  }
+
   function nowText(s) {
     const b = s && s.battle;
     const turn = s && s.automaton;
     if (b) {
       switch (b.status) {
-        case "waiting_for_throw": return intoText(b);
+        case "waiting_for_throw": return b.kind === "prime" ? primeText(b) : intoText(b);
         case "moving": return "Cubes are falling… wait until the tray is still.";
         case "counted": return "Check the count, fix it with + and −, then Confirm.";
         default: break;
       }
     }
     if (turn && turn.status === "waiting") return `${TC.capital(turn.player) || "The automaton"}'s move: set the pieces as it says below, then confirm.`;
+    if (turn && turn.status === "needs_roll") return `Roll a die for ${TC.capital(turn.player)} and tap the number it shows.`;
     if (turn && turn.status !== "done" && turn.text) return turn.text;
+    if (s && !s.primed) return "Prime the tower before the first battle, or declare a battle.";
     if (s && s.game) return "Declare a battle, or press Next for the round's next step.";
     return "Declare a battle, or set up a game on the Game page.";
   }
@@ -67,8 +74,23 @@
     return box;
   }
 
+  // A priming throw wins nothing: what came out goes back to the supply, the rest stays inside.
+  function primeOutcome(battle, emerged) {
+    const into = Object.values(battle.into_tower || {}).reduce((a, b) => a + b, 0);
+    const out = Object.values(emerged).reduce((a, b) => a + b, 0);
+    const box = $("outcome");
+    box.className = "outcome prime";
+    box.replaceChildren(el("div", { class: "result" }, `Back to the supply: ${countsText(emerged, Object.keys(battle.into_tower || {}))}`),
+      el("div", { class: "detail" }, `${Math.max(0, into - out)} of the ${into} cubes stay in the tower.`));
+    box.hidden = false;
+  }
+
   function showOutcome(battle, outcome) {
     const box = $("outcome");
+    if (battle.kind === "prime") {
+      if (battle.status === "counted") primeOutcome(battle, emergedNow(battle)); else box.hidden = true;
+      return;
+    }
     if (!outcome) { box.hidden = true; return; }
     box.className = `outcome ${outcome.result}`;
     box.replaceChildren(outcomeNode(battle, outcome));
@@ -117,6 +139,7 @@
   // The outcome the corrected counts would give, from the server's rules (never guessed here).
   async function preview(battle, emerged) {
     const seq = ++previewSeq;
+    if (battle.kind === "prime") { showOutcome(battle, null); return; }
     try {
       const result = await api("POST", "/api/pages/outcome", {
         attacker: battle.attacker, defender: battle.defender || null, thrown: battle.thrown || {},
@@ -137,11 +160,15 @@
     if (battle.id !== battleId) { battleId = battle.id; corrected = null; }
     if (battle.status !== "counted") corrected = null;
     const where = battle.territory ? ` in ${battle.territory}` : "";
-    $("battle-title").replaceChildren(chip(battle.attacker), ` attacks `,
+    const priming = battle.kind === "prime";
+    if (priming) $("battle-title").replaceChildren("Priming the tower");
+    else $("battle-title").replaceChildren(chip(battle.attacker), ` attacks `,
       battle.defender ? chip(battle.defender) : "an empty province", where);
+    $("cancel").textContent = priming ? "Cancel priming" : "Cancel battle";
     $("battle-status").textContent = ({ waiting_for_throw: "waiting for the throw", moving: "cubes moving",
       counted: "counted", declared: "declared" })[battle.status] || battle.status;
-    $("battle-into").textContent = `Into the tower: ${countsText(battle.into_tower || {}, [battle.attacker, battle.defender, colours.farmer])}.`;
+    $("battle-into").textContent = priming ? primeText(battle)
+      : `Into the tower: ${countsText(battle.into_tower || {}, [battle.attacker, battle.defender, colours.farmer])}.`;
     const conf = battle.confidence;
     $("battle-confidence").textContent = battle.status === "counted" && conf !== undefined && conf !== null
       ? `Count confidence ${Math.round(conf * 100)} %` + (battle.unknown ? ` — ${battle.unknown} unknown blob(s): check the tray` : "")
@@ -165,15 +192,17 @@
     const turn = s.automaton;
     const show = !!s.game && !s.battle && !s.game.winner;
     $("automaton").hidden = !show;
+    TC.rollButtons($("automaton-dice"), show ? turn : null, refresh);
     if (!show) return;
+    const rolling = !!turn && turn.status === "needs_roll";
     const waiting = !!turn && turn.status === "waiting";
     const open = !!turn && turn.status !== "done" && !!turn.text;
-    $("automaton-title").replaceChildren(waiting ? "The automaton " : "", turn && turn.player && open ? chip(turn.player) : "",
-      waiting ? " says" : (turn && turn.player && open ? " to play" : "The round"));
+    $("automaton-title").replaceChildren(waiting || rolling ? "The automaton " : "", turn && turn.player && open ? chip(turn.player) : "",
+      rolling ? " needs a die" : waiting ? " says" : (turn && turn.player && open ? " to play" : "The round"));
     $("automaton-text").textContent = open ? turn.text : "When everyone has played, go on with the round.";
     $("automaton-detail").textContent = waiting && turn.card ? `Card: ${turn.card.replace(/_/g, " ")}` : "";
     $("automaton-confirm").hidden = !waiting;
-    $("automaton-next").hidden = waiting;
+    $("automaton-next").hidden = waiting || rolling;
   }
 
   function renderLedger(s) {
@@ -234,6 +263,7 @@
     renderBattle(s);
     renderLedger(s);
     renderHistory(s);
+    $("prime").hidden = !!s.battle || !!s.primed;
     if (!s.battle) renderDeclare(s);
     $("undo").disabled = !(s.can_undo ?? (s.history || []).length > 0);
   }
@@ -290,8 +320,13 @@
     await api("POST", `/api/battles/${battleId}/recount`, {});
     await refresh();
   }));
+  $("prime-tower").addEventListener("click", (e) => act(e.currentTarget, async () => {
+    await api("POST", "/api/prime", {});
+    await refresh();
+  }));
   $("cancel").addEventListener("click", (e) => act(e.currentTarget, async () => {
-    if (!window.confirm("Cancel this battle? Nothing is applied to the game.")) return;
+    const what = state && state.battle && state.battle.kind === "prime" ? "the priming" : "this battle";
+    if (!window.confirm(`Cancel ${what}? Nothing is applied to the game.`)) return;
     await api("POST", `/api/battles/${battleId}/cancel`, {});
     await refresh();
   }));
