@@ -151,3 +151,16 @@ def test_physical_dice_from_the_configuration_and_the_attention_led(tmp_path):
         service.stop()
         panel.close()
         store.close()
+
+
+def test_each_roll_past_the_tables_asks_again_naming_the_faces():
+    dice = turns.table_dice([3])
+    assert dice.roll("siege assault") == 3
+    with pytest.raises(turns.RollNeeded) as asked:
+        dice.choose(["Saxony", "Bohemia"], "expand: tie between targets")
+    assert (asked.value.sides, asked.value.reason) == (2, "expand: tie between targets (1 Saxony, 2 Bohemia)")
+    # Replayed with one more roll, the same dice go one step further: the value picks its face.
+    dice = turns.table_dice([3, 2])
+    dice.roll("siege assault")
+    assert dice.choose(["Saxony", "Bohemia"], "expand: tie between targets") == "Bohemia"
+    assert [r.to_dict() for r in dice.log][-1] == {"die": 2, "value": 2, "reason": "expand: tie between targets"}
