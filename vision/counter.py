@@ -25,6 +25,8 @@ SHADOW_MARGIN = 0.07
 REBASE_BELOW = 0.4
 # A colour this close (tolerance units) to the floor in shadow can pass for shadow.
 DARK_COLOUR_DISTANCE = 0.8
+# Paints whose brightest channel stays below this (normalised levels) are dim (black).
+DIM_LEVEL = 100
 # Highest confidence a frame gets when a calibrated colour can pass for floor in shadow.
 DARK_CONFIDENCE = 0.5
 # A lone patch of shadow-dark floor colour is a floor-coloured cube when it is at least
@@ -98,6 +100,9 @@ class Counter:
         if floor_field is not None:
             self.field.coef = np.asarray(floor_field, dtype=np.float64)
         self.shadow_level = shadow_level if shadow_level is not None else DEFAULT_SHADOW
+        # Paints dark enough to pass for the shaded side or shadow of another cube.
+        self.dim_colours = frozenset(k + 1 for k, name in enumerate(model.names)
+                                     if np.median(model.colour_protos[name], axis=0).max() < DIM_LEVEL)
         # The visible floor: without the band the near walls hide, nor the outermost
         # pixels (clicked corners are a pixel or two off and mix in the foot of the wall).
         w, h = geometry.rect_size
@@ -166,9 +171,13 @@ class Counter:
         remap[FLOOR] = FLOOR
         remap[1:n + 1] = np.arange(1, n + 1)
         remap[SIDE_BASE + 1:SIDE_BASE + n + 1] = np.arange(n + 1, 2 * n + 1)
+        # Shadow ends halfway down to a floor-coloured paint darker than the shadows.
+        darker = [v for v in self.dark_colours.values() if v < self.shadow_level]
+        limit = max(self.shadow_level - SHADOW_MARGIN, (self.shadow_level + max(darker)) / 2) if darker \
+            else self.shadow_level - SHADOW_MARGIN
         for label in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1):
             level = dark_level(label)
-            if level >= self.shadow_level - SHADOW_MARGIN:
+            if level >= limit:
                 remap[label] = FLOOR
             elif self.dark_colours:
                 c = min(self.dark_colours, key=lambda c: abs(self.dark_colours[c] - level))
@@ -244,7 +253,8 @@ class Counter:
         n = len(self.model.names)
         comps, blobs = find_blobs(coarse, n, self.cube_area, self.cube_size)
         parts = [p for blob in blobs
-                 for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre))]
+                 for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre),
+                                     self.dim_colours)]
         parts += self._lone_dark_cubes(labels, coarse)
         unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in blobs)
         return self._result(parts, start, unknown_area > OBSTRUCTED_CUBES * self.cube_area)

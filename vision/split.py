@@ -20,7 +20,7 @@ from vision.segment import Blob
 # Round n + this fraction up: the lower cubes of a pile show only part of their top.
 ROUND_UP_FROM = 0.4
 # A colour needs this much of a cube (by top or by silhouette) to count at all.
-MIN_FRACTION = 0.45
+MIN_FRACTION = 0.35
 # Next to another colour's top, a colour showing less top than this is that cube's dark
 # side or its shadow, not a cube of its own.
 MIN_TOP_BESIDE = 0.35
@@ -48,9 +48,10 @@ def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
 
 
 def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int,
-               top_area: float, cube_area: float) -> list[Part]:
+               top_area: float, cube_area: float, dim: frozenset = frozenset()) -> list[Part]:
     """Cubes in one blob. `top_area`: one cube's top; `cube_area`: one lone cube's
-    silhouette where this blob lies."""
+    silhouette where this blob lies; `dim`: colours dark enough to be confused with the
+    shaded sides and shadows of other cubes."""
     k = n_colours
     unknown, dark_part = 2 * k + 1, 2 * k + 2
     pixels = blob.class_pixels.astype(float)
@@ -64,7 +65,7 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
         if size < MIN_FRACTION:
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
-        if top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
+        if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
             continue
         n, confidence = cubes_in_area(size, 1.0)
         if top >= 2 * MIN_TOP_PIECE:
