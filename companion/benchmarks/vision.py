@@ -40,11 +40,16 @@ def _calibration_scene(setup, rng):
     return render(setup, layout(setup, counts, "scattered", rng), rng)
 
 
-def _random_counts(setup, rng) -> dict[str, int]:
+def _random_counts(setup, rng, minimum: int = 1) -> dict[str, int]:
+    """0-3 cubes of each colour, at least `minimum` in all (a pile needs a few)."""
     while True:
         counts = {c: int(rng.integers(0, 4)) for c in setup.colours}
-        if sum(counts.values()):
+        if sum(counts.values()) >= minimum:
             return counts
+
+
+def _scene(table, kind, rng):
+    return render(table, layout(table, _random_counts(table, rng, 4 if kind == "piles" else 1), kind, rng), rng)
 
 
 def _exact(result, truth: dict[str, int]) -> bool:
@@ -72,7 +77,7 @@ def accuracy(args, out) -> list[np.ndarray]:
             for j in range(args.scenes):
                 table = drift_light(setup, rng) if kind == "drifted" else setup
                 layout_kind = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
-                scene = render(table, layout(table, _random_counts(setup, rng), layout_kind, rng), rng)
+                scene = _scene(table, layout_kind, rng)
                 ok[kind].append(_exact(counter.count(scene.image), scene.counts))
                 frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
