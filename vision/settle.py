@@ -71,7 +71,6 @@ class SettleDetector:
         diff = np.abs(a - b * gain).max(axis=2)
         return int(np.count_nonzero(diff > self.threshold)) >= self.min_blocks
 
-
     def update(self, image: np.ndarray, time: float, index: int | None = None) -> SettleEvent | None:
         """Feed the next frame; return an event when this frame decides a new settled state."""
         self.index = self.index + 1 if index is None else index
@@ -93,6 +92,12 @@ class SettleDetector:
         self._previously_reported, self._reported = self._reported, blocks
         since = self._last_motion if self._last_motion is not None else self._still_since
         return SettleEvent(self.index, time, time - since, image)
+
+    @property
+    def last_motion(self) -> float | None:
+        """Time of the last frame that moved (None before any movement): when cubes start
+        falling, this changes."""
+        return self._last_motion
 
     def reject(self) -> None:
         """The last event's state is not a real settled tray (a hand holding still in it):

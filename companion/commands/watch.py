@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
                 print_json(settled.to_dict())
             else:
                 event, result = settled.event, settled.result
-                counts = ", ".join(f"{n} {c}" for n, c in result.counts.items())
+                counts = ", ".join(f"{n} {colour}" for colour, n in result.counts.items())
                 flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
                 print(f"frame {event.frame_index} ({event.time:.2f} s, {event.delay:.2f} s after the last "
                       f"movement): {counts}{flag}", flush=True)

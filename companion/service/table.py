@@ -217,7 +217,7 @@ class TableService:
         if detector is None:
             return
         event = detector.update(frame.image, frame.timestamp)
-        moved = _last_motion(detector)
+        moved = detector.last_motion
         if moved is not None and moved != self._last_motion:
             self._last_motion = moved
             with self._lock:
@@ -226,6 +226,11 @@ class TableService:
         if event is None:
             return
         result = self._count(event.image)
+        if result.obstructed:
+            # A hand (or another big unknown thing) in the tray: not a settled tray. The
+            # detector forgets this state, so the one after the hand leaves is reported.
+            detector.reject()
+            return
         found = {c: n for c, n in result.counts.items() if n}
         with self._lock:
             record = self.battle
@@ -769,11 +774,6 @@ class TableService:
         if self.speaker is not None:
             self.speaker.muted = muted
         return self.speech_state()
-
-
-def _last_motion(detector: Any) -> float | None:
-    # When the settle detector last saw movement: the moment a battle's cubes start falling.
-    return getattr(detector, "last_motion", getattr(detector, "_last_motion", None))
 
 
 def _within(found: Mapping[str, int], baseline: Mapping[str, int]) -> bool:
