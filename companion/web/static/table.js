@@ -35,6 +35,10 @@
   function nowText(s) {
     const b = s && s.battle;
     const turn = s && s.automaton;
+    const camera = s && s.camera;
+    if (camera && camera.status === "lost" && (!b || b.status !== "counted")) {
+      return `Camera lost (${camera.detail}). Counting resumes when it is back.`;
+    }
     if (b) {
       switch (b.status) {
         case "waiting_for_throw": return b.kind === "prime" ? primeText(b) : intoText(b);
