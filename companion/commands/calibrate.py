@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-import cv2
 
 from calibration import build_profile, save_profile
-from companion.commands.common import print_json
+from companion.commands.common import print_json, read_image
 from companion.errors import CompanionError
 
 
@@ -57,9 +56,7 @@ def parse_samples(items: list[str]) -> dict[str, list[tuple[float, float]]]:
 def run(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners)
     samples = parse_samples(args.sample)
-    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if frame is None or frame.size == 0:
-        raise CompanionError(f"{args.image}: cannot read image (missing, empty or not an image file)")
+    frame = read_image(args.image)
     profile, report = build_profile(frame, corners, samples)
     save_profile(profile, args.output)
     if args.json:

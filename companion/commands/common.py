@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from companion.config import Config, load_config
+from companion.errors import CompanionError
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -24,3 +25,24 @@ def print_json(obj: Any) -> None:
     """Machine output: one JSON object per line, flushed so a reader sees it at once."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     sys.stdout.flush()
+
+
+def read_image(path: str):
+    """A BGR image from a PNG/JPEG file, or a CompanionError saying why not (named file)."""
+    import cv2
+    import numpy as np
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except OSError as e:
+        raise CompanionError(f"{path}: cannot read image: {e.strerror}") from None
+    if data.size == 0:
+        raise CompanionError(f"{path}: cannot read image: the file is empty")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise CompanionError(f"{path}: cannot read image: not a PNG, JPEG or other image OpenCV can decode")
+    return image
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """'3 red, 2 blue' for people; colours with none are left out."""
+    return ", ".join(f"{n} {colour}" for colour, n in counts.items() if n) or "no cubes"

@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 
 from calibration import load_profile, make_counter
-from companion.commands.common import print_json
+from companion.commands.common import counts_text, print_json, read_image
 from companion.errors import CompanionError
 from vision import annotate
 
@@ -36,10 +36,11 @@ def run(args: argparse.Namespace) -> int:
     counters = {}
     failed = 0
     for path in args.images:
-        frame = cv2.imread(path, cv2.IMREAD_COLOR)
-        if frame is None or frame.size == 0:
-            print(f"companion count: error: {path}: cannot read image (missing, empty or not an image file)",
-                  file=sys.stderr)
+        try:
+            frame = read_image(path)
+        except CompanionError as e:
+            # Named on stderr; the other images are still counted.
+            print(f"companion count: error: {e}", file=sys.stderr)
             failed += 1
             continue
         size = (frame.shape[1], frame.shape[0])
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             print_json({"image": path, "counts": result.counts, "unknown": result.unknown,
                         "ms": round(result.ms, 2), "confidence": round(result.confidence, 3)})
         else:
-            counts = ", ".join(f"{n} {c}" for n, c in result.counts.items())
+            counts = counts_text(result.counts)
             flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
             print(f"{path}: {counts}{flag} (confidence {result.confidence:.2f}, {result.ms:.1f} ms)")
     return 1 if failed else 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from calibration import load_profile, make_counter
-from companion.commands.common import add_config_option, load, print_json
+from companion.commands.common import add_config_option, counts_text, load, print_json
 from firmware.camera import open_source
 from vision.watcher import Watcher
 
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
                 print_json(settled.to_dict())
             else:
                 event, result = settled.event, settled.result
-                counts = ", ".join(f"{n} {colour}" for colour, n in result.counts.items())
+                counts = counts_text(result.counts)
                 flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
                 print(f"frame {event.frame_index} ({event.time:.2f} s, {event.delay:.2f} s after the last "
                       f"movement): {counts}{flag}", flush=True)

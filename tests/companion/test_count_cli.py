@@ -92,12 +92,15 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     broken.write_bytes(b"\xff\xd8 not really a jpeg")
     empty = tmp_path / "empty.png"
     empty.write_bytes(b"")
+    missing = tmp_path / "missing.png"
     debug = tmp_path / "debug"
     code = main(["count", "--calibration", str(tmp_path / "cal.json"), "--json", "--debug", str(debug),
-                 paths[0], str(broken), paths[1], str(empty)])
+                 paths[0], str(broken), paths[1], str(empty), str(missing)])
     out = capsys.readouterr()
     assert code == 1
-    assert f"{broken}: cannot read image" in out.err and f"{empty}: cannot read image" in out.err
+    assert f"{broken}: cannot read image: not a PNG, JPEG" in out.err
+    assert f"{empty}: cannot read image: the file is empty" in out.err
+    assert f"{missing}: cannot read image: No such file" in out.err
     lines = [json.loads(line) for line in out.out.splitlines()]
     assert [line["image"] for line in lines] == paths
     for line, truth in zip(lines, truths):
