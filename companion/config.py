@@ -149,7 +149,8 @@ def load_config(path: str | os.PathLike | None = None,
             raise ConfigError(f"unknown configuration key {key!r}")
         values[key] = value
         sources[key] = "command line"
-    return _build(values, file_path), sources
+    origins = {key: source.removeprefix("file ") for key, source in sources.items()}
+    return _build(values, origins, file_path), sources
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -189,13 +190,15 @@ def _flatten(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     return flat
 
 
-def _build(values: dict[str, Any], path: Path) -> Config:
+def _build(values: dict[str, Any], origins: dict[str, str], path: Path) -> Config:
+    """`origins` names where each value came from (the file, the command line...) for errors."""
     base = Config()
     sections: dict[str, dict[str, Any]] = {}
     for dotted, value in values.items():
+        origin = origins.get(dotted, str(path))
         if dotted == "data_dir":
             if not isinstance(value, str) or not value:
-                raise ConfigError(f"{path}: data_dir: expected a folder path, got {value!r}")
+                raise ConfigError(f"{origin}: data_dir: expected a folder path, got {value!r}")
             continue
         section, key = dotted.split(".", 1)
         default_section = getattr(base, section)
@@ -204,7 +207,7 @@ def _build(values: dict[str, Any], path: Path) -> Config:
             raise ConfigError(f"{path}: [{section}] unknown key {key!r} "
                               f"(known: {', '.join(sorted(known))})")
         sections.setdefault(section, {})[key] = _check(section, key, value,
-                                                      getattr(default_section, key), path)
+                                                      getattr(default_section, key), origin)
     kwargs: dict[str, Any] = {name: dataclasses.replace(getattr(base, name), **items)
                               for name, items in sections.items()}
     if "data_dir" in values:
@@ -214,8 +217,8 @@ def _build(values: dict[str, Any], path: Path) -> Config:
     return config
 
 
-def _check(section: str, key: str, value: Any, default: Any, path: Path) -> Any:
-    where = f"{path}: [{section}] {key}"
+def _check(section: str, key: str, value: Any, default: Any, origin: str) -> Any:
+    where = f"{origin}: [{section}] {key}"
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}")

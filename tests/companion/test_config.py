@@ -75,6 +75,12 @@ def test_bad_file_names_the_key_and_the_problem(tmp_path, text, words):
         assert word in message
 
 
+def test_bad_command_line_value_is_named_as_such(tmp_path):
+    path = write(tmp_path, "[web]\nport = 9000\n")
+    with pytest.raises(ConfigError, match=r"^command line: \[web\] port: expected 1 to 65535, got 99999$"):
+        load_config(path, {"web.port": 99999})
+
+
 def test_missing_explicit_file_is_an_error(tmp_path):
     with pytest.raises(ConfigError, match="no such configuration file"):
         load_config(tmp_path / "nope.toml")
