@@ -27,14 +27,21 @@ REBASE_BELOW = 0.4
 DARK_COLOUR_DISTANCE = 0.8
 # Paints whose brightest channel stays below this (normalised levels) are dim (black).
 DIM_LEVEL = 100
+# ... or whose mean stays below this with channels within DIM_CHROMA of each other (a
+# black with a tint).
+DIM_MEAN = 100
+DIM_CHROMA = 50
 # Highest confidence a frame gets when a calibrated colour can pass for floor in shadow.
 DARK_CONFIDENCE = 0.5
-# A lone patch of shadow-dark floor colour is a floor-coloured cube when it is at least
-# this many tops large; one such cube with its own shadow covers this many silhouettes.
+# A patch darker than halfway from the lit floor to a floor-coloured paint's top, wider
+# than half a cube, touching no other cube nor the tray's edge, is cubes of that paint
+# (with their own shadows): at least this many tops large, one cube with its shadow
+# covering this many silhouettes, at most this many such cubes (more is a shadow band),
+# and its mean darkness within this of the paint's.
 LONE_DARK_TOPS = 0.6
 LONE_DARK_SHADOW = 1.5
-# ... and its mean darkness is within this of the paint's (as calibrated).
-LONE_DARK_LEVEL = 0.08
+LONE_DARK_MOST = 3.5
+LONE_DARK_SPREAD = 0.2
 # Unknown pixels covering more than this many cubes are a hand or an object in the tray.
 OBSTRUCTED_CUBES = 3.0
 # Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
@@ -84,6 +91,10 @@ _LEVELS[FLOOR] = 1.0
 _LEVELS[DARK_BASE:DARK_BASE + len(DARK_LEVELS) - 1] = [dark_level(v) for v in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1)]
 
 
+def _dim(colour: np.ndarray) -> bool:
+    return colour.max() < DIM_LEVEL or (colour.mean() < DIM_MEAN and np.ptp(colour) < DIM_CHROMA)
+
+
 class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
@@ -102,7 +113,7 @@ class Counter:
         self.shadow_level = shadow_level if shadow_level is not None else DEFAULT_SHADOW
         # Paints dark enough to pass for the shaded side or shadow of another cube.
         self.dim_colours = frozenset(k + 1 for k, name in enumerate(model.names)
-                                     if np.median(model.colour_protos[name], axis=0).max() < DIM_LEVEL)
+                                     if _dim(np.median(model.colour_protos[name], axis=0)))
         # The visible floor: without the band the near walls hide, nor the outermost
         # pixels (clicked corners are a pixel or two off and mix in the foot of the wall).
         w, h = geometry.rect_size
@@ -201,33 +212,48 @@ class Counter:
         hist = np.bincount(dark - DARK_BASE, minlength=len(DARK_LEVELS) - 1)
         return dark_level(DARK_BASE + int(hist.argmax()))
 
-    def _lone_dark_cubes(self, labels: np.ndarray, coarse: np.ndarray) -> list[Part]:
-        """Black cubes on a grey tray that look just like shadow.
+    def _lone_dark_cubes(self, rect: np.ndarray, coarse: np.ndarray, found: list[Part]) -> list[Part]:
+        """Cubes of a floor-coloured paint (black on a grey tray) whose tops pass for floor.
 
-        A cast shadow always touches the cube that casts it, and a wall's shadow touches
-        the tray's edge; a patch of shadow-dark floor colour touching neither is a cube of
-        the floor-coloured paint (with its own shadow, which the size allows for).
+        Their top is a little darker than the lit floor and their sides much darker, so a
+        solid patch darker than halfway to the paint's top, as wide as half a cube, is
+        such a cube with its shadow. A cube's cast shadow touches the cube that casts it
+        and a wall's shadow touches the tray's edge: patches touching either are left out,
+        and so are patches holding a cube of the paint already counted.
         """
         if not self.dark_colours:
             return []
-        dark = ((labels >= DARK_BASE) & (labels != UNKNOWN) & (coarse == FLOOR) & (self.visible > 0))
-        n, comps, stats, centroids = cv2.connectedComponentsWithStats(dark.astype(np.uint8), connectivity=8)
-        if n <= 1:
-            return []
-        near = np.zeros(n, bool)
-        cubes = cv2.dilate((coarse != FLOOR).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        near[comps[cubes | self.edge]] = True
+        n = len(self.model.names)
         colour = min(self.dark_colours)
-        level = np.bincount(comps.ravel(), weights=_LEVELS[labels].ravel(), minlength=n) / np.maximum(stats[:, 4], 1)
+        ref = self.model.floor_reference.astype(np.float32)
+        # brightness relative to the lit floor, along the floor's colour
+        level = cv2.blur(cv2.transform(self.field.normalise(rect).astype(np.float32), (ref / float(ref @ ref))[None]), (3, 3))
+        mine = (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
+        dark = ((level < (1 + self.dark_colours[colour]) / 2) & mine & (self.visible > 0)).astype(np.uint8)
+        # an opening with half a cube removes the thin dark edges around other cubes
+        k = max(3, int(round(self.cube_size / 2)) | 1)
+        dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        count, comps, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        if count <= 1:
+            return []
+        near = np.zeros(count, bool)
+        others = cv2.dilate((~mine).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        near[comps[others | self.edge]] = True
+        mean = np.bincount(comps.ravel(), weights=level.ravel(), minlength=count) / np.maximum(stats[:, 4], 1)
+        for p in found:
+            if p.colour == colour:
+                x, y = int(p.centre[0]), int(p.centre[1])
+                near[comps[min(y, comps.shape[0] - 1), min(x, comps.shape[1] - 1)]] = True
         parts = []
-        for i in range(1, n):
+        for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA]
-            if near[i] or area < LONE_DARK_TOPS * self.top_area \
-                    or abs(level[i] - self.dark_colours[colour]) > LONE_DARK_LEVEL:
-                continue
             centre = (float(centroids[i, 0]), float(centroids[i, 1]))
-            count, confidence = cubes_in_area(area, LONE_DARK_SHADOW * self.silhouette(centre))
-            parts += [Part(colour, centre, min(confidence, 0.6))] * count
+            unit = LONE_DARK_SHADOW * self.silhouette(centre)
+            if near[i] or area < LONE_DARK_TOPS * self.top_area or area > LONE_DARK_MOST * unit \
+                    or abs(mean[i] - self.dark_colours[colour]) > LONE_DARK_SPREAD:
+                continue
+            c, confidence = cubes_in_area(area, unit)
+            parts += [Part(colour, centre, min(confidence, 0.6))] * c
         return parts
 
     def silhouette(self, centre: tuple[float, float]) -> float:
@@ -255,7 +281,7 @@ class Counter:
         parts = [p for blob in blobs
                  for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre),
                                      self.dim_colours)]
-        parts += self._lone_dark_cubes(labels, coarse)
+        parts += self._lone_dark_cubes(rect, coarse, parts)
         unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in blobs)
         return self._result(parts, start, unknown_area > OBSTRUCTED_CUBES * self.cube_area)
 
