@@ -21,10 +21,6 @@ from vision.segment import Blob
 ROUND_UP_FROM = 0.4
 # A colour needs this much of a cube (by top or by silhouette) to count at all.
 MIN_FRACTION = 0.35
-# ... but a colour showing at least this much counts where the blob's area leaves room for
-# a mostly hidden cube, each cube counted so far taking this many lone silhouettes of it.
-MIN_HIDDEN = 0.22
-PILED_CUBE = 0.8
 # Next to another colour's top, a colour showing less top than this is that cube's dark
 # side or its shadow, not a cube of its own.
 MIN_TOP_BESIDE = 0.35
@@ -61,15 +57,12 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
     pixels = blob.class_pixels.astype(float)
     tops = pixels[1:k + 1] / top_area
     counts: dict[int | None, tuple[int, float]] = {}
-    hidden = []
     for c in range(1, k + 1):
         top = tops[c - 1]
         silhouette = (pixels[c] + pixels[k + c]) / cube_area
         # A cube shows at least its top or its silhouette in full; piles hide part of both.
         size = max(top, silhouette)
         if size < MIN_FRACTION:
-            if size >= MIN_HIDDEN and c not in dim:
-                hidden.append((size, c))
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
         if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
@@ -82,12 +75,6 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         counts[c] = (n, confidence)
-    # A cube mostly hidden under a pile shows only a corner of its colour: it counts when
-    # the blob is larger than the cubes counted so far explain.
-    for size, c in sorted(hidden, reverse=True):
-        counted = sum(n for n, _ in counts.values())
-        if blob.area / cube_area - PILED_CUBE * counted >= size:
-            counts[c] = (1, 0.5)
     rest = pixels[unknown] + (0 if counts else pixels[dark_part])
     # Beside named cubes, unknown pixels are mostly their edges in half shadow: only a
     # whole cube's worth is an unknown object there.
