@@ -17,6 +17,7 @@ import numpy as np
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.commands.common import print_json
+from firmware.errors import FirmwareError
 from firmware.scene import drift_light, drop_video, layout, random_setup, render
 from vision.watcher import Watcher
 
@@ -48,8 +49,19 @@ def _random_counts(setup, rng, minimum: int = 1) -> dict[str, int]:
             return counts
 
 
+# Times the generator may draw other counts when it cannot arrange a pile on a small tray
+# (a limit of the generator, not of the counter: no scene is skipped).
+LAYOUT_TRIES = 5
+
+
 def _scene(table, kind, rng):
-    return render(table, layout(table, _random_counts(table, rng, 4 if kind == "piles" else 1), kind, rng), rng)
+    for attempt in range(LAYOUT_TRIES):
+        counts = _random_counts(table, rng, 4 if kind == "piles" else 1)
+        try:
+            return render(table, layout(table, counts, kind, rng), rng)
+        except FirmwareError:
+            if attempt == LAYOUT_TRIES - 1:
+                raise
 
 
 def _exact(result, truth: dict[str, int]) -> bool:
