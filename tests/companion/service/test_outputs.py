@@ -114,22 +114,26 @@ def test_a_lost_camera_is_announced_once_and_its_return_too(config, store):
         panel.close()
 
 
-def test_camera_loop_counts_a_simulated_drop_and_auto_confirms(tmp_path):
-    """In-process: the camera thread on a (non-realtime) simulated tray, the real settle detector
-    and counter; with game.auto_confirm a clear count is applied without a press."""
+def _service_on_simulated_tray(tmp_path, settings=None):
+    """A TableService on seed 1's non-realtime simulated tray, calibrated from its own clicks."""
     from calibration import build_profile
     from companion.config import load_config
     from companion.store import Store
     from firmware.simtray import SimulatedTray
 
-    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False,
-                                   "game.auto_confirm": True})
+    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False, **(settings or {})})
     tray = SimulatedTray(seed=1, realtime=False)
     corners, samples = tray.calibration_clicks()
     profile, _ = build_profile(tray.read().image, corners, samples)
     tray.clear()
     store = Store.in_dir(tmp_path)
-    service = TableService(config, store, tray, profile=profile)
+    return tray, store, TableService(config, store, tray, profile=profile)
+
+
+def test_camera_loop_counts_a_simulated_drop_and_auto_confirms(tmp_path):
+    """In-process: the camera thread on a (non-realtime) simulated tray, the real settle detector
+    and counter; with game.auto_confirm a clear count is applied without a press."""
+    tray, store, service = _service_on_simulated_tray(tmp_path, {"game.auto_confirm": True})
     applied = threading.Event()
     truth = {}
     # Called in the camera thread as each event is published: what the tray held when counted.
@@ -153,18 +157,7 @@ def test_camera_loop_counts_a_simulated_drop_and_auto_confirms(tmp_path):
 
 def test_a_cube_that_trickles_out_late_is_counted_before_the_confirmation(tmp_path):
     """The settle detector reports the tray still, then a late cube lands: the count follows."""
-    from calibration import build_profile
-    from companion.config import load_config
-    from companion.store import Store
-    from firmware.simtray import SimulatedTray
-
-    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False})
-    tray = SimulatedTray(seed=1, realtime=False)
-    corners, samples = tray.calibration_clicks()
-    profile, _ = build_profile(tray.read().image, corners, samples)
-    tray.clear()
-    store = Store.in_dir(tmp_path)
-    service = TableService(config, store, tray, profile=profile)
+    tray, store, service = _service_on_simulated_tray(tmp_path)
     counts = []
     service.bus.add_listener(lambda e: e.kind == "battle_counted" and counts.append(
         (e.data["battle"]["emerged"], {c: n for c, n in tray.at_rest().items() if n})))
