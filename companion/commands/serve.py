@@ -90,6 +90,8 @@ class Server:
         from firmware.speech import Speaker
 
         started = time.monotonic()
+        # The pin map is checked first: a wrong pin stops the start before anything is opened.
+        panel = self._panel()
         store = Store.in_dir(self.config.data_dir)
         self._parts.append(store.close)
         profile = self._saved_profile()
@@ -101,7 +103,6 @@ class Server:
         speech = self.config.speech
         speaker = Speaker(speech.enabled, speech.voice, speech.words_per_minute)
         self._parts.append(speaker.close)
-        panel = self._panel()
         self.service = TableService(self.config, store, source, speaker=speaker, panel=panel, profile=profile)
         self.service.start()
         app = create_app(self.service, self.config, self.config.web.host, config_path=self.config_path)
