@@ -12,6 +12,7 @@ from vision.counter import Counter
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
 from vision.segment import find_blobs
+from vision.tops import FINE, outline_score
 
 # The rectified floor is scaled so one cube's top is about this many pixels across:
 # enough to split touching cubes, few enough to count in a few milliseconds.
@@ -24,6 +25,8 @@ FLOOR_SHARE = 0.6
 FACE_WINDOW = 0.12
 # A click whose face grows over this many typical faces and has the floor's colour hit the floor.
 FLOOR_CLICK_FACES = 10
+# Fine pixels (vision.tops) searched round a click for its top's outline.
+OUTLINE_SEARCH = 3
 # Samples kept per class (the profile stays small; k-means needs no more).
 MAX_SAMPLES = 400
 
@@ -83,6 +86,18 @@ def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
     damping = np.diag([0.0, 1.0, 1.0, 1.0]) * (0.5 if len(areas) >= 8 else 3.0) * np.median(areas) ** 0
     coef = np.linalg.solve(A.T @ A + damping, A.T @ areas)
     return tuple(float(v) for v in coef)
+
+
+def _outline_strength(counter: Counter, frame: np.ndarray, clicks) -> float | None:
+    """Edge strength of a clicked top's outline: the median over the clicks of the best
+    outline score within a few pixels (a click is rarely at the exact centre)."""
+    _, edges = counter.outlines(frame)
+    score = outline_score(edges, counter.cube_size * FINE)
+    h, w = score.shape
+    r = OUTLINE_SEARCH
+    found = [float(score[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
+             for x, y in np.round(counter.fine.to_rect(clicks)).astype(int) if 0 <= x < w and 0 <= y < h]
+    return float(np.median(found)) if found and np.median(found) > 0 else None
 
 
 def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarray]:
@@ -200,6 +215,8 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     cube_area = float(np.median(areas))
     area_field = fit_area_field(np.array(samples_xy), np.array(areas))
     cube_size = float(np.sqrt(top_area))
+    outline_strength = _outline_strength(Counter(geometry, model, cube_area, cube_size, size, floor_field=field.coef),
+                                         frame, [p for pts in points.values() for p in pts])
 
     w, h = size
     profile = Profile(
@@ -209,7 +226,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         floor_pixels=floor_px, colour_pixels=colour_px,
         clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
         floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
-        floor_insets=insets, area_field=area_field,
+        floor_insets=insets, area_field=area_field, outline_strength=outline_strength,
         camera_controls=dict(camera_controls or {}))
     return profile, quality_report(model, colour_px, cube_size)
 
@@ -225,4 +242,4 @@ def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
     return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
                    profile.cube_size, frame_size, floor_field=profile.floor_field or None,
                    shadow_level=profile.shadow_level, insets=profile.floor_insets or None,
-                   area_field=profile.area_field or None)
+                   area_field=profile.area_field or None, outline_strength=profile.outline_strength)

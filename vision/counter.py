@@ -13,6 +13,7 @@ from vision.errors import VisionError
 from vision.geometry import TrayGeometry, inset_mask
 from vision.segment import find_blobs
 from vision.split import Part, cubes_in_area, split_blob
+from vision.tops import FINE, outline_score, peaks, sharp_edges
 
 # The floor field is refitted and the frame classified again when the light moved by more
 # than this (relative), so a single photograph gets the same correction as a live stream.
@@ -42,6 +43,19 @@ LONE_DARK_TOPS = 0.6
 LONE_DARK_SHADOW = 1.5
 LONE_DARK_MOST = 3.5
 LONE_DARK_SPREAD = 0.2
+# Tops of a floor-coloured paint found by their outline (vision.tops): the weakest side of
+# the square needs this share of the clicked tops' edge strength, and this many times the
+# frame's median edge strength (a dim frame's noise makes edges everywhere); tops are at
+# least this many cube edges apart; the middle of the square (this share of its edge) must
+# be at least this share floor, shadow or that paint.
+TOP_OUTLINE = 0.8
+TOP_NOISE = 2.0
+TOP_SPACING = 1.0
+TOP_MIDDLE = 0.7
+TOP_ALLOWED = 0.9
+# Cubes of that paint found by their pixels count too when farther than this many cube
+# edges from every top found by outline.
+TOP_APART = 0.8
 # Unknown pixels covering more than this many cubes are a hand or an object in the tray.
 OBSTRUCTED_CUBES = 3.0
 # Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
@@ -99,7 +113,7 @@ class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
                  shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
-                 area_field: tuple[float, ...] | None = None):
+                 area_field: tuple[float, ...] | None = None, outline_strength: float | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
@@ -122,6 +136,9 @@ class Counter:
         self.visible = cv2.erode(np.pad(visible, 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
         self.visible_area = int(np.count_nonzero(self.visible))
         self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
+        # where a cube's centre can be: half a cube in from the visible floor's edge
+        k = max(3, int(round(self.cube_size / 2)) | 1)
+        self.inner = cv2.erode(self.visible, np.ones((k, k), np.uint8))
         # Cube colours whose lit faces look like floor in shadow (black paint on a grey
         # tray): the darkness of their tops, relative to the lit floor.
         self.dark_colours = {}
@@ -130,6 +147,52 @@ class Counter:
                                         model.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
             if d[0] < DARK_COLOUR_DISTANCE:
                 self.dark_colours[k + 1] = float(level[0])
+        # Edge strength of the clicked tops' outlines (calibration), and a finer view to
+        # measure outlines on.
+        self.outline_strength = outline_strength
+        self.fine = TrayGeometry(geometry.corners, (round(w * FINE), round(h * FINE)))
+
+    def outlines(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Brightness relative to the lit floor and its sharp edges, both on the fine view
+        (see vision.tops)."""
+        fine = self.fine.rectify(frame).astype(np.float32)
+        scale = cv2.resize(self.field.scale(), self.fine.rect_size, interpolation=cv2.INTER_LINEAR)
+        ref = self.model.floor_reference.astype(np.float32)
+        level = cv2.transform(cv2.multiply(fine, scale), (ref / float(ref @ ref))[None])
+        return level, sharp_edges(level)
+
+    def _dark_tops(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray) -> list[Part]:
+        """Cubes of a floor-coloured paint found by the outline of their tops: squares with
+        sharp edges all round, darker inside than halfway from the lit floor to the paint,
+        where the counter saw floor, shadow or that paint, away from the tray's edge."""
+        colour = min(self.dark_colours)
+        n = len(self.model.names)
+        level, edges = self.outlines(frame)
+        score = outline_score(edges, self.cube_size * FINE)
+        side = self.cube_size * FINE
+        mine = ((coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)) & \
+            (self.inner > 0)
+        allowed = cv2.resize(mine.astype(np.float32), self.fine.rect_size, interpolation=cv2.INTER_NEAREST)
+        # the whole middle of the square, not just its centre (a square offset from another
+        # colour's top still sees that top's sharp outline)
+        k = max(3, int(TOP_MIDDLE * side) | 1)
+        allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & \
+            (cv2.blur(level, (k, k)) < (1 + self.dark_colours[colour]) / 2)
+        # a dim frame's noise makes edges everywhere: the outline must also stand out from them
+        unit = max(self.outline_strength, TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE)
+        score = np.where(allowed, score / unit, 0)
+        fx = self.geometry.rect_size[0] / self.fine.rect_size[0]
+        fy = self.geometry.rect_size[1] / self.fine.rect_size[1]
+        found = peaks(score, TOP_OUTLINE, TOP_SPACING * side)
+        if not found:
+            return []
+        # A sharp cast shadow has a square's outline too, but keeps the floor's colour.
+        middle = cv2.blur(self.field.normalise(rect), (k // 2 | 1, k // 2 | 1))
+        h, w = middle.shape[:2]
+        colours = np.array([middle[min(int(y * fy), h - 1), min(int(x * fx), w - 1)] for x, y, _ in found])
+        d = self.model.class_distances(colours)
+        return [Part(colour, (x * fx, y * fy), float(min(1.0, s)))
+                for (x, y, s), dc in zip(found, d) if dc[colour] <= dc[0]]
 
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""
@@ -256,6 +319,15 @@ class Counter:
             parts += [Part(colour, centre, min(confidence, 0.6))] * c
         return parts
 
+    def _with_dark_tops(self, parts: list[Part], tops: list[Part]) -> list[Part]:
+        """The tops found by outline, and the cubes of their paint found by pixels that lie
+        farther than TOP_APART cube edges from all of them (a lower cube in a pile shows no
+        whole outline)."""
+        colour = min(self.dark_colours)
+        near = (TOP_APART * self.cube_size) ** 2
+        return [p for p in parts if p.colour != colour or
+                all((p.centre[0] - t.centre[0]) ** 2 + (p.centre[1] - t.centre[1]) ** 2 > near for t in tops)] + tops
+
     def silhouette(self, centre: tuple[float, float]) -> float:
         """Expected silhouette area of one lone cube at a rectified position."""
         w, h = self.geometry.rect_size
@@ -282,6 +354,8 @@ class Counter:
                  for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre),
                                      self.dim_colours)]
         parts += self._lone_dark_cubes(rect, coarse, parts)
+        if self.dark_colours and self.outline_strength:
+            parts = self._with_dark_tops(parts, self._dark_tops(frame, rect, coarse))
         unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in blobs)
         return self._result(parts, start, unknown_area > OBSTRUCTED_CUBES * self.cube_area)
 

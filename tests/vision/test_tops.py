@@ -1,0 +1,68 @@
+"""Cube tops found by their outline: black cubes on a grey tray, which colour cannot tell
+from shadow."""
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import make_counter
+from tests.vision.scenes import calibrated, exact, scene
+from vision.tops import outline_score, peaks, sharp_edges
+
+SIDE = 20
+
+
+def _square(blur: float, angle: float = 0.0) -> np.ndarray:
+    """A dark square of SIDE px on a lit floor (level 1), edges blurred by `blur` px."""
+    level = np.ones((80, 80), np.float32)
+    box = cv2.boxPoints(((40.0, 40.0), (SIDE, SIDE), angle))
+    cv2.fillConvexPoly(level, np.round(box * 16).astype(np.int32), 0.6, cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(level, (0, 0), blur) if blur else level
+
+
+@pytest.mark.parametrize("angle", [0, 25, 60])
+def test_a_sharp_square_scores_at_its_centre_at_any_angle(angle):
+    score = outline_score(sharp_edges(_square(0.5, angle)), SIDE)
+    y, x = np.unravel_index(np.argmax(score), score.shape)
+    assert abs(x - 40) <= 2 and abs(y - 40) <= 2
+
+
+def test_a_soft_edged_patch_scores_far_below_a_sharp_one():
+    # a cast shadow: as dark and as large as a black top, but its edges are soft
+    sharp = outline_score(sharp_edges(_square(0.5)), SIDE).max()
+    soft = outline_score(sharp_edges(_square(3.0)), SIDE).max()
+    assert soft < 0.4 * sharp
+
+
+def test_a_square_missing_a_side_scores_low():
+    # a shadow beside the cube casting it: sharp where it meets the cube, open elsewhere
+    level = _square(0.5)
+    level[:, 50:] = 0.6
+    full = outline_score(sharp_edges(_square(0.5)), SIDE).max()
+    assert outline_score(sharp_edges(level), SIDE)[35:46, 35:46].max() < 0.4 * full
+
+
+def test_peaks_keep_the_strongest_point_of_each_place():
+    score = np.zeros((50, 50), np.float32)
+    score[10, 10], score[11, 12], score[40, 40] = 1.0, 0.9, 0.5
+    assert [(x, y) for x, y, _ in peaks(score, 0.3, 5)] == [(10.0, 10.0), (40.0, 40.0)]
+    assert len(peaks(score, 0.7, 5)) == 1
+
+
+@pytest.mark.parametrize("j", [0, 2])
+def test_black_cubes_touching_others_on_a_grey_tray_are_counted(j):
+    setup, profile, _ = calibrated(47)
+    counter = make_counter(profile, (640, 480))
+    assert counter.dark_colours, "black must pass for shadow on this grey tray"
+    s = scene(setup, {"black": 3, "red": 1, "blue": 1}, "touching", 7000 + j)
+    result = counter.count(s.image)
+    assert exact(result, s.counts), (result.counts, s.counts)
+    # each black cube found where one lies
+    truth = np.array([c.centre for c in s.cubes if c.colour == "black"])
+    for cube in result.cubes:
+        if cube.colour == "black":
+            assert np.hypot(*(truth - cube.centre).T).min() < 8
+    # without the outlines (a profile from before them) the counter misses some
+    old = make_counter(replace(profile, outline_strength=None), (640, 480))
+    assert old.count(s.image).counts["black"] < 3
