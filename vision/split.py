@@ -21,6 +21,11 @@ from vision.segment import Blob
 ROUND_UP_FROM = 0.4
 # A colour needs this much of a cube (by top or by silhouette) to count at all.
 MIN_FRACTION = 0.35
+# In a blob with other cubes, a colour showing less than MIN_FRACTION still counts when
+# its top holds a solid piece (left by an opening a fifth of a cube wide) of at least this
+# share of a top: a cube under a pile that shows only a corner of its top. Stray pixels of
+# a colour (a neighbour's edge misnamed) form thin strips, not solid pieces.
+MIN_HIDDEN_CORE = 0.1
 # Next to another colour's top, a colour showing less top than this is that cube's dark
 # side or its shadow, not a cube of its own.
 MIN_TOP_BESIDE = 0.35
@@ -57,12 +62,15 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
     pixels = blob.class_pixels.astype(float)
     tops = pixels[1:k + 1] / top_area
     counts: dict[int | None, tuple[int, float]] = {}
+    corners = []
     for c in range(1, k + 1):
         top = tops[c - 1]
         silhouette = (pixels[c] + pixels[k + c]) / cube_area
         # A cube shows at least its top or its silhouette in full; piles hide part of both.
         size = max(top, silhouette)
         if size < MIN_FRACTION:
+            if top >= MIN_HIDDEN_CORE and c not in dim:
+                corners.append(c)
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
         if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
@@ -75,6 +83,10 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         counts[c] = (n, confidence)
+    if counts:
+        for c in corners:
+            if _solid_top(comps, coarse, blob, c, top_area) >= MIN_HIDDEN_CORE:
+                counts[c] = (1, 0.5)
     rest = pixels[unknown] + (0 if counts else pixels[dark_part])
     # Beside named cubes, unknown pixels are mostly their edges in half shadow: only a
     # whole cube's worth is an unknown object there.
@@ -101,6 +113,14 @@ def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, 
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
     return sum(cubes_in_area(a, 1.0)[0] for a in areas if a >= MIN_TOP_PIECE)
+
+
+def _solid_top(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> float:
+    """Share of a top in the colour's top pixels that an opening a fifth of a cube wide keeps."""
+    x, y, w, h = blob.box
+    mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
+    k = max(3, int(round(top_area ** 0.5 / 5)) | 1)
+    return float(np.count_nonzero(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)))) / top_area
 
 
 def _centres(points: np.ndarray, n: int) -> list[tuple[float, float]]:
