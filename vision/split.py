@@ -31,6 +31,11 @@ MIN_HIDDEN_CORE = 0.1
 MIN_TOP_BESIDE = 0.35
 # A separate piece of top counts as a cube of its own from this share of a top.
 MIN_TOP_PIECE = 0.3
+# A piece of top no larger than one top but at least this many cube edges long is two
+# cubes: one top square is at most about an edge and a bit long along its best
+# rectangle, while a pile's top merges with the uncovered strip of a same-coloured cube
+# below it, and two same-coloured cubes under a pile show one long L around it.
+LONG_PIECE = 1.6
 # Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob,
 # and this much when they touch cubes of known colours.
 MIN_UNKNOWN_FRACTION = 0.45
@@ -79,7 +84,7 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
         if top >= 2 * MIN_TOP_PIECE:
             # Separate tops of one colour are separate cubes (a cube resting on two
             # others of its colour splits their visible tops apart).
-            pieces = _top_pieces(comps, coarse, blob, c, top_area)
+            pieces = _top_pieces(comps, coarse, blob, c, top_area, by_length=c not in dim)
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         counts[c] = (n, confidence)
@@ -106,13 +111,28 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
     return parts
 
 
-def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> int:
-    """Cubes counted top by top: each separate top region of the colour in the blob."""
+def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float,
+                by_length: bool = True) -> int:
+    """Cubes counted top by top: each separate top region of the colour in the blob, by its
+    area and, for a piece of about one top, by its length (not for dim colours, whose tops
+    merge with dark edges and shadows into long strips)."""
     x, y, w, h = blob.box
     mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, pieces, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
-    return sum(cubes_in_area(a, 1.0)[0] for a in areas if a >= MIN_TOP_PIECE)
+    size = top_area ** 0.5
+    total = 0
+    for i, a in enumerate(areas, 1):
+        if a < MIN_TOP_PIECE:
+            continue
+        m = cubes_in_area(a, 1.0)[0]
+        if m == 1 and by_length:
+            ys, xs = np.nonzero(pieces == i)
+            (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+            if max(w, h) + 1 >= LONG_PIECE * size:
+                m = 2
+        total += m
+    return total
 
 
 def _solid_top(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> float:
