@@ -36,6 +36,10 @@ MIN_TOP_PIECE = 0.3
 # rectangle, while a pile's top merges with the uncovered strip of a same-coloured cube
 # below it, and two same-coloured cubes under a pile show one long L around it.
 LONG_PIECE = 1.6
+# A colour's silhouette (tops and sides, without fringes a pixel wide) this many edges long
+# holds two cubes even where its area says one: the lower cubes of a pile, shaded by the
+# cube on them, show their tops as dark as sides.
+LONG_SILHOUETTE = 2.0
 # Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob,
 # and this much when they touch cubes of known colours.
 MIN_UNKNOWN_FRACTION = 0.45
@@ -87,6 +91,8 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
             pieces = _top_pieces(comps, coarse, blob, c, top_area, by_length=c not in dim)
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
+        if n == 1 and c not in dim and _length(comps, coarse, blob, (c, k + c), top_area) >= LONG_SILHOUETTE:
+            n, confidence = 2, min(confidence, 0.6)
         counts[c] = (n, confidence)
     if counts:
         for c in corners:
@@ -141,6 +147,20 @@ def _solid_top(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, t
     mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
     k = max(3, int(round(top_area ** 0.5 / 5)) | 1)
     return float(np.count_nonzero(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)))) / top_area
+
+
+def _length(comps: np.ndarray, coarse: np.ndarray, blob: Blob, classes: tuple[int, ...], top_area: float) -> float:
+    """Length in cube edges of the largest solid region of these classes in the blob (the
+    long side of its smallest enclosing rectangle), fringes a pixel wide removed."""
+    x, y, w, h = blob.box
+    mask = (comps[y:y + h, x:x + w] == blob.index) & np.isin(coarse[y:y + h, x:x + w], classes)
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if n < 2:
+        return 0.0
+    ys, xs = np.nonzero(regions == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return (max(rw, rh) + 1) / top_area ** 0.5
 
 
 def _centres(points: np.ndarray, n: int) -> list[tuple[float, float]]:
