@@ -21,11 +21,25 @@ from vision.segment import Blob
 ROUND_UP_FROM = 0.4
 # A colour needs this much of a cube (by top or by silhouette) to count at all.
 MIN_FRACTION = 0.35
+# In a blob with other cubes, a colour showing less than MIN_FRACTION still counts when
+# its top holds a solid piece (left by an opening a fifth of a cube wide) of at least this
+# share of a top: a cube under a pile that shows only a corner of its top. Stray pixels of
+# a colour (a neighbour's edge misnamed) form thin strips, not solid pieces.
+MIN_HIDDEN_CORE = 0.1
 # Next to another colour's top, a colour showing less top than this is that cube's dark
 # side or its shadow, not a cube of its own.
 MIN_TOP_BESIDE = 0.35
 # A separate piece of top counts as a cube of its own from this share of a top.
 MIN_TOP_PIECE = 0.3
+# A piece of top no larger than one top but at least this many cube edges long is two
+# cubes: one top square is at most about an edge and a bit long along its best
+# rectangle, while a pile's top merges with the uncovered strip of a same-coloured cube
+# below it, and two same-coloured cubes under a pile show one long L around it.
+LONG_PIECE = 1.6
+# A colour's silhouette (tops and sides, without fringes a pixel wide) this many edges long
+# holds two cubes even where its area says one: the lower cubes of a pile, shaded by the
+# cube on them, show their tops as dark as sides.
+LONG_SILHOUETTE = 2.0
 # Unknown pixels need this much of a cube's silhouette to be reported as an unknown blob,
 # and this much when they touch cubes of known colours.
 MIN_UNKNOWN_FRACTION = 0.45
@@ -57,12 +71,15 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
     pixels = blob.class_pixels.astype(float)
     tops = pixels[1:k + 1] / top_area
     counts: dict[int | None, tuple[int, float]] = {}
+    corners = []
     for c in range(1, k + 1):
         top = tops[c - 1]
         silhouette = (pixels[c] + pixels[k + c]) / cube_area
         # A cube shows at least its top or its silhouette in full; piles hide part of both.
         size = max(top, silhouette)
         if size < MIN_FRACTION:
+            if top >= MIN_HIDDEN_CORE and c not in dim:
+                corners.append(c)
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
         if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6:
@@ -71,10 +88,16 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
         if top >= 2 * MIN_TOP_PIECE:
             # Separate tops of one colour are separate cubes (a cube resting on two
             # others of its colour splits their visible tops apart).
-            pieces = _top_pieces(comps, coarse, blob, c, top_area)
+            pieces = _top_pieces(comps, coarse, blob, c, top_area, by_length=c not in dim)
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
+        if n == 1 and c not in dim and _length(comps, coarse, blob, (c, k + c), top_area) >= LONG_SILHOUETTE:
+            n, confidence = 2, min(confidence, 0.6)
         counts[c] = (n, confidence)
+    if counts:
+        for c in corners:
+            if _solid_top(comps, coarse, blob, c, top_area) >= MIN_HIDDEN_CORE:
+                counts[c] = (1, 0.5)
     rest = pixels[unknown] + (0 if counts else pixels[dark_part])
     # Beside named cubes, unknown pixels are mostly their edges in half shadow: only a
     # whole cube's worth is an unknown object there.
@@ -94,13 +117,50 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
     return parts
 
 
-def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> int:
-    """Cubes counted top by top: each separate top region of the colour in the blob."""
+def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float,
+                by_length: bool = True) -> int:
+    """Cubes counted top by top: each separate top region of the colour in the blob, by its
+    area and, for a piece of about one top, by its length (not for dim colours, whose tops
+    merge with dark edges and shadows into long strips)."""
     x, y, w, h = blob.box
     mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, pieces, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
-    return sum(cubes_in_area(a, 1.0)[0] for a in areas if a >= MIN_TOP_PIECE)
+    size = top_area ** 0.5
+    total = 0
+    for i, a in enumerate(areas, 1):
+        if a < MIN_TOP_PIECE:
+            continue
+        m = cubes_in_area(a, 1.0)[0]
+        if m == 1 and by_length:
+            ys, xs = np.nonzero(pieces == i)
+            (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+            if max(w, h) + 1 >= LONG_PIECE * size:
+                m = 2
+        total += m
+    return total
+
+
+def _solid_top(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> float:
+    """Share of a top in the colour's top pixels that an opening a fifth of a cube wide keeps."""
+    x, y, w, h = blob.box
+    mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
+    k = max(3, int(round(top_area ** 0.5 / 5)) | 1)
+    return float(np.count_nonzero(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)))) / top_area
+
+
+def _length(comps: np.ndarray, coarse: np.ndarray, blob: Blob, classes: tuple[int, ...], top_area: float) -> float:
+    """Length in cube edges of the largest solid region of these classes in the blob (the
+    long side of its smallest enclosing rectangle), fringes a pixel wide removed."""
+    x, y, w, h = blob.box
+    mask = (comps[y:y + h, x:x + w] == blob.index) & np.isin(coarse[y:y + h, x:x + w], classes)
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, regions, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if n < 2:
+        return 0.0
+    ys, xs = np.nonzero(regions == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return (max(rw, rh) + 1) / top_area ** 0.5
 
 
 def _centres(points: np.ndarray, n: int) -> list[tuple[float, float]]:
