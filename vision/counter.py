@@ -168,7 +168,6 @@ class Counter:
         colour = min(self.dark_colours)
         n = len(self.model.names)
         level, edges = self.outlines(frame)
-        score = outline_score(edges, self.cube_size * FINE)
         side = self.cube_size * FINE
         mine = ((coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)) & \
             (self.inner > 0)
@@ -178,6 +177,14 @@ class Counter:
         k = max(3, int(TOP_MIDDLE * side) | 1)
         allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & \
             (cv2.blur(level, (k, k)) < (1 + self.dark_colours[colour]) / 2)
+        ys, xs = np.nonzero(allowed)
+        if len(xs) == 0:
+            return []
+        # the outline pass is the costly part: only round where a top may lie
+        m = int(side) + 2
+        x0, y0, x1, y1 = max(0, xs.min() - m), max(0, ys.min() - m), xs.max() + m + 1, ys.max() + m + 1
+        score = np.zeros_like(edges)
+        score[y0:y1, x0:x1] = outline_score(edges[y0:y1, x0:x1], side)
         # a dim frame's noise makes edges everywhere: the outline must also stand out from them
         unit = max(self.outline_strength, TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE)
         score = np.where(allowed, score / unit, 0)
