@@ -1,0 +1,38 @@
+"""Splitting a blob into cubes from its coarse labels (vision.split), on drawn label images."""
+import numpy as np
+
+from vision.segment import find_blobs
+from vision.split import split_blob
+
+K = 2          # two colours: 1 and 2 are tops, 3 and 4 their sides
+SIZE = 12      # a top is 12 x 12 px
+TOP = SIZE * SIZE
+
+
+def _count(coarse):
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    parts = [p for b in blobs for p in split_blob(b, comps, coarse, K, TOP, 1.3 * TOP)]
+    return sorted(p.colour for p in parts)
+
+
+def test_one_top_is_one_cube():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 20:32] = 1
+    assert _count(coarse) == [1]
+
+
+def test_a_top_piece_one_top_large_but_two_edges_long_is_two_cubes():
+    # a pile's top merged with the uncovered strip of a same-coloured cube below it
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[24:32, 10:10 + 2 * SIZE] = 1        # 8 x 24 px: one top's area (0.92), two edges long
+    assert _count(coarse) == [1, 1]
+
+
+def test_a_corner_of_a_top_beside_another_cube_counts_when_solid():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 20:32] = 2                   # the cube on top
+    coarse[28:33, 32:37] = 1                   # a solid corner of the cube under it (0.17 of a top)
+    assert _count(coarse) == [1, 2]
+    coarse[28:33, 32:37] = 0
+    coarse[31:32, 32:40] = 1                   # a one-pixel strip is an edge, not a cube
+    assert _count(coarse) == [2]
