@@ -157,9 +157,13 @@ class Counter:
         (see vision.tops)."""
         fine = self.fine.rectify(frame).astype(np.float32)
         scale = cv2.resize(self.field.scale(), self.fine.rect_size, interpolation=cv2.INTER_LINEAR)
-        ref = self.model.floor_reference.astype(np.float32)
-        level = cv2.transform(cv2.multiply(fine, scale), (ref / float(ref @ ref))[None])
+        level = self._floor_level(cv2.multiply(fine, scale))
         return level, sharp_edges(level)
+
+    def _floor_level(self, normalised: np.ndarray) -> np.ndarray:
+        """Brightness relative to the lit floor, along the floor's colour (float32)."""
+        ref = self.model.floor_reference.astype(np.float32)
+        return cv2.transform(normalised.astype(np.float32), (ref / float(ref @ ref))[None])
 
     def _dark_tops(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray) -> list[Part]:
         """Cubes of a floor-coloured paint found by the outline of their tops: squares with
@@ -295,9 +299,7 @@ class Counter:
             return []
         n = len(self.model.names)
         colour = min(self.dark_colours)
-        ref = self.model.floor_reference.astype(np.float32)
-        # brightness relative to the lit floor, along the floor's colour
-        level = cv2.blur(cv2.transform(self.field.normalise(rect).astype(np.float32), (ref / float(ref @ ref))[None]), (3, 3))
+        level = cv2.blur(self._floor_level(self.field.normalise(rect)), (3, 3))
         mine = (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
         dark = ((level < (1 + self.dark_colours[colour]) / 2) & mine & (self.visible > 0)).astype(np.uint8)
         # an opening with half a cube removes the thin dark edges around other cubes

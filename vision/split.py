@@ -117,13 +117,18 @@ def split_blob(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int
     return parts
 
 
+def _blob_mask(comps: np.ndarray, coarse: np.ndarray, blob: Blob, classes: tuple[int, ...]) -> np.ndarray:
+    """uint8 mask, over the blob's box, of its pixels of these coarse classes."""
+    x, y, w, h = blob.box
+    return ((comps[y:y + h, x:x + w] == blob.index) & np.isin(coarse[y:y + h, x:x + w], classes)).astype(np.uint8)
+
+
 def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float,
                 by_length: bool = True) -> int:
     """Cubes counted top by top: each separate top region of the colour in the blob, by its
     area and, for a piece of about one top, by its length (not for dim colours, whose tops
     merge with dark edges and shadows into long strips)."""
-    x, y, w, h = blob.box
-    mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
+    mask = _blob_mask(comps, coarse, blob, (colour,))
     n, pieces, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
     size = top_area ** 0.5
@@ -143,8 +148,7 @@ def _top_pieces(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, 
 
 def _solid_top(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, top_area: float) -> float:
     """Share of a top in the colour's top pixels that an opening a fifth of a cube wide keeps."""
-    x, y, w, h = blob.box
-    mask = ((comps[y:y + h, x:x + w] == blob.index) & (coarse[y:y + h, x:x + w] == colour)).astype(np.uint8)
+    mask = _blob_mask(comps, coarse, blob, (colour,))
     k = max(3, int(round(top_area ** 0.5 / 5)) | 1)
     return float(np.count_nonzero(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)))) / top_area
 
@@ -152,9 +156,7 @@ def _solid_top(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, t
 def _length(comps: np.ndarray, coarse: np.ndarray, blob: Blob, classes: tuple[int, ...], top_area: float) -> float:
     """Length in cube edges of the largest solid region of these classes in the blob (the
     long side of its smallest enclosing rectangle), fringes a pixel wide removed."""
-    x, y, w, h = blob.box
-    mask = (comps[y:y + h, x:x + w] == blob.index) & np.isin(coarse[y:y + h, x:x + w], classes)
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(_blob_mask(comps, coarse, blob, classes), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, regions, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     if n < 2:
         return 0.0
