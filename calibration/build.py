@@ -12,6 +12,7 @@ from vision.counter import Counter
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
 from vision.segment import find_blobs
+from vision.split import count_forest
 from vision.tops import FINE, outline_score
 
 # The rectified floor is scaled so one cube's top is about this many pixels across:
@@ -231,8 +232,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     return profile, quality_report(model, colour_px, cube_size)
 
 
-def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
-    """A counter for frames of `frame_size` (width, height), at any resolution."""
+def make_counter(profile: Profile, frame_size: tuple[int, int], rules_only: bool = False) -> Counter:
+    """A counter for frames of `frame_size` (width, height), at any resolution; with
+    `rules_only`, without the shipped forest (to grow a new one)."""
     corners = profile.corners_px(frame_size)
     try:
         corners = check_corners(corners, frame_size)
@@ -242,4 +244,5 @@ def make_counter(profile: Profile, frame_size: tuple[int, int]) -> Counter:
     return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
                    profile.cube_size, frame_size, floor_field=profile.floor_field or None,
                    shadow_level=profile.shadow_level, insets=profile.floor_insets or None,
-                   area_field=profile.area_field or None, outline_strength=profile.outline_strength)
+                   area_field=profile.area_field or None, outline_strength=profile.outline_strength,
+                   forest=None if rules_only else count_forest())

@@ -13,7 +13,7 @@ from vision.errors import VisionError
 # Subcommand name -> module in companion.commands (dashes become underscores).
 COMMANDS = (
     "serve", "config", "battle", "automaton", "simulate",
-    "calibrate", "count", "watch", "bench", "doctor", "panel-test",
+    "calibrate", "count", "watch", "bench", "train", "doctor", "panel-test",
 )
 
 # Errors that are the user's to fix: printed as one line, never as a traceback.

@@ -12,7 +12,9 @@ from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, Co
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, inset_mask
 from vision.segment import find_blobs
-from vision.split import Part, cubes_in_area, split_blob
+from vision.forest import Forest
+from vision.segment import Blob
+from vision.split import Part, cubes_in_area, split_blobs
 from vision.tops import FINE, outline_score, peaks, sharp_edges
 
 # The floor field is refitted and the frame classified again when the light moved by more
@@ -113,7 +115,8 @@ class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
                  shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
-                 area_field: tuple[float, ...] | None = None, outline_strength: float | None = None):
+                 area_field: tuple[float, ...] | None = None, outline_strength: float | None = None,
+                 forest: Forest | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
@@ -150,6 +153,7 @@ class Counter:
         # Edge strength of the clicked tops' outlines (calibration), and a finer view to
         # measure outlines on.
         self.outline_strength = outline_strength
+        self.forest = forest                # decides counts per blob (vision.split); None: rules alone
         self.fine = TrayGeometry(geometry.corners, (round(w * FINE), round(h * FINE)))
 
     def outlines(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -345,6 +349,16 @@ class Counter:
         area = c[0] + c[1] * x + c[2] * y + c[3] * (x * x + y * y)
         return float(np.clip(area, 0.6 * self.cube_area, 1.6 * self.cube_area))
 
+    def blobs(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Blob]]:
+        """The rectified frame, its coarse labels (see `resolve`), and its blobs of cube
+        pixels with their component image."""
+        # Averaging 3x3 pixels brings sensor noise and JPEG blocks well below the
+        # difference between a cube's top and its sides, even for black.
+        rect = cv2.blur(self.geometry.rectify(frame), (3, 3))
+        coarse = self.resolve(self.labels(rect))
+        comps, blobs = find_blobs(coarse, len(self.model.names), self.cube_area, self.cube_size)
+        return rect, coarse, comps, blobs
+
     def count(self, frame: np.ndarray) -> FrameCount:
         start = time.perf_counter()
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
@@ -352,16 +366,10 @@ class Counter:
         if (frame.shape[1], frame.shape[0]) != self.frame_size:
             raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
                               f"for {self.frame_size[0]}x{self.frame_size[1]}")
-        # Averaging 3x3 pixels brings sensor noise and JPEG blocks well below the
-        # difference between a cube's top and its sides, even for black.
-        rect = cv2.blur(self.geometry.rectify(frame), (3, 3))
-        labels = self.labels(rect)
-        coarse = self.resolve(labels)
+        rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
-        comps, blobs = find_blobs(coarse, n, self.cube_area, self.cube_size)
-        parts = [p for blob in blobs
-                 for p in split_blob(blob, comps, coarse, n, self.top_area, self.silhouette(blob.centre),
-                                     self.dim_colours)]
+        parts = split_blobs(blobs, comps, coarse, n, self.top_area, [self.silhouette(b.centre) for b in blobs],
+                            self.dim_colours, self.forest)
         parts += self._lone_dark_cubes(rect, coarse, parts)
         if self.dark_colours and self.outline_strength:
             parts = self._with_dark_tops(parts, self._dark_tops(frame, rect, coarse))

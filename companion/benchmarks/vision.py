@@ -69,29 +69,41 @@ def _exact(result, truth: dict[str, int]) -> bool:
     return got == {c: n for c, n in truth.items() if n} and result.unknown == 0
 
 
+def table(seed: int, scenes: int, rules_only: bool = False):
+    """One random table set-up: a counter calibrated on one frame of it, as a user would,
+    and its scenes to count, `scenes` of each kind, as (kind, scene) pairs in the order
+    they are drawn (a counter carries its light correction from frame to frame). Raises
+    CalibrationError when calibration refuses the frame. `rules_only`: see make_counter."""
+    rng = np.random.default_rng(seed)
+    setup = random_setup(rng)
+    calib = _calibration_scene(setup, rng)
+    profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
+    counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), rules_only)
+
+    def drawn():
+        for kind in KINDS:
+            for j in range(scenes):
+                light = drift_light(setup, rng) if kind == "drifted" else setup
+                shown = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
+                yield kind, _scene(light, shown, rng)
+    return counter, drawn()
+
+
 def accuracy(args, out) -> list[np.ndarray]:
     ok = {k: [] for k in KINDS}
     frames = []
     failed_calibrations = 0
     for i in range(args.setups):
-        rng = np.random.default_rng(args.seed + i)
-        setup = random_setup(rng)
-        calib = _calibration_scene(setup, rng)
         try:
-            profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
+            counter, scenes = table(args.seed + i, args.scenes)
         except CalibrationError:
             failed_calibrations += 1
             for k in KINDS:
                 ok[k] += [False] * args.scenes
             continue
-        counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]))
-        for kind in KINDS:
-            for j in range(args.scenes):
-                table = drift_light(setup, rng) if kind == "drifted" else setup
-                layout_kind = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
-                scene = _scene(table, layout_kind, rng)
-                ok[kind].append(_exact(counter.count(scene.image), scene.counts))
-                frames.append((counter, scene.image))
+        for kind, scene in scenes:
+            ok[kind].append(_exact(counter.count(scene.image), scene.counts))
+            frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
     out("accuracy", f"{args.setups} set-ups (seeds {args.seed}..{args.seed + args.setups - 1}), "
         f"{len(total)} scenes, exact per-colour counts:", None)

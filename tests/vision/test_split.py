@@ -2,7 +2,7 @@
 import numpy as np
 
 from vision.segment import find_blobs
-from vision.split import split_blob
+from vision.split import split_blobs
 
 K = 2          # two colours: 1 and 2 are tops, 3 and 4 their sides
 SIZE = 12      # a top is 12 x 12 px
@@ -11,7 +11,7 @@ TOP = SIZE * SIZE
 
 def _count(coarse):
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
-    parts = [p for b in blobs for p in split_blob(b, comps, coarse, K, TOP, 1.3 * TOP)]
+    parts = split_blobs(blobs, comps, coarse, K, TOP, [1.3 * TOP] * len(blobs))
     return sorted(p.colour for p in parts)
 
 
