@@ -188,11 +188,11 @@ class Counter:
         ys, xs = np.nonzero(allowed)
         if len(xs) == 0:
             return []
-        # the outline pass is the costly part: only round where a top may lie
+        # the outline pass is the costly part: only at the pixels where a top may lie
         m = int(side) + 2
         x0, y0, x1, y1 = max(0, xs.min() - m), max(0, ys.min() - m), xs.max() + m + 1, ys.max() + m + 1
         score = np.zeros_like(edges)
-        score[y0:y1, x0:x1] = outline_score(edges[y0:y1, x0:x1], side)
+        score[y0:y1, x0:x1] = outline_score(edges[y0:y1, x0:x1], side, allowed[y0:y1, x0:x1])
         # a dim frame's noise makes edges everywhere: the outline must also stand out from them
         unit = max(self.outline_strength, TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE)
         score = np.where(allowed, score / unit, 0)

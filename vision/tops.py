@@ -35,29 +35,48 @@ def sharp_edges(level: np.ndarray) -> np.ndarray:
     return cv2.dilate(cv2.subtract(gradient(SHARP_SIGMA), gradient(SOFT_SIGMA)), np.ones((3, 3), np.uint8))
 
 
-def outline_score(edges: np.ndarray, side: float) -> np.ndarray:
-    """Per pixel: the best over angles of the weakest of the four sides of a square of
-    `side` px centred there, each side scored by the mean edge strength along it."""
+def outline_score(edges: np.ndarray, side: float, where: np.ndarray | None = None) -> np.ndarray:
+    """Per pixel (only where `where` is set, 0 elsewhere): the best over angles of the
+    weakest of the four sides of a square of `side` px centred there, each side scored by
+    the mean edge strength along it.
+
+    Each angle turns the image about its centre so that the squares stand upright (what
+    turns off the image scores 0), scores them there and reads the score back at each
+    pixel's turned position. Only the part of the turned image that the asked pixels'
+    squares cover is made: on a tray they are a small share of the image.
+    """
     h, w = edges.shape
     half = max(1, int(round(side / 2)))
-    length = 2 * half + 1
-    centre = (w / 2, h / 2)
-    best = np.zeros_like(edges)
-    for k in range(ANGLES):
-        angle = 90.0 * k / ANGLES
-        turned = cv2.warpAffine(edges, cv2.getRotationMatrix2D(centre, angle, 1.0), (w, h)) if k else edges
-        columns = cv2.boxFilter(turned, -1, (1, length), borderType=cv2.BORDER_CONSTANT)
-        rows = cv2.boxFilter(turned, -1, (length, 1), borderType=cv2.BORDER_CONSTANT)
-        score = np.zeros_like(edges)
-        score[:, half:w - half] = np.minimum(columns[:, :w - 2 * half], columns[:, 2 * half:])
-        score[half:h - half, :] = np.minimum(score[half:h - half, :],
-                                             np.minimum(rows[:h - 2 * half, :], rows[2 * half:, :]))
-        score[:half, :] = 0
-        score[h - half:, :] = 0
-        if k:
-            score = cv2.warpAffine(score, cv2.getRotationMatrix2D(centre, -angle, 1.0), (w, h))
-        best = np.maximum(best, score)
-    return best
+    mean = np.full(2 * half + 1, 1 / (2 * half + 1), np.float32)
+    ys, xs = np.nonzero(np.ones((h, w), bool) if where is None else where)
+    best = np.zeros(len(xs), np.float32)
+    for k in range(ANGLES if len(xs) else 0):
+        turn = cv2.getRotationMatrix2D((w / 2, h / 2), 90.0 * k / ANGLES, 1.0)
+        at = turn[:, :2] @ np.vstack([xs, ys]) + turn[:, 2:]
+        # the squares round the turned pixels, and a pixel for the interpolation
+        x0, y0 = np.maximum(np.floor(at.min(axis=1)).astype(int) - half, 0)
+        x1, y1 = np.minimum(np.ceil(at.max(axis=1)).astype(int) + half + 1, (w, h))
+        if x1 - x0 <= 2 * half or y1 - y0 <= 2 * half:
+            continue
+        turn[:, 2] -= (x0, y0)
+        turned = cv2.warpAffine(edges, turn, (x1 - x0, y1 - y0)) if k else edges[y0:y1, x0:x1]
+        columns = cv2.filter2D(turned, -1, mean[:, None], borderType=cv2.BORDER_CONSTANT)
+        rows = cv2.filter2D(turned, -1, mean[None], borderType=cv2.BORDER_CONSTANT)
+        # The weakest side where the whole square lies in the part; 0 round it, as the
+        # image's border (where the part reaches it) or no asked pixel's square (elsewhere).
+        score = cv2.min(cv2.min(columns[half:-half, :-2 * half], columns[half:-half, 2 * half:]),
+                        cv2.min(rows[:-2 * half, half:-half], rows[2 * half:, half:-half]))
+        best = np.maximum(best, _sample(score, at[0] - x0 - half, at[1] - y0 - half))
+    score = np.zeros_like(edges)
+    score[ys, xs] = best
+    return score
+
+
+def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The image interpolated at (x, y), 0 outside, in rows as wide as remap takes."""
+    width = 4096
+    maps = [np.pad(v.astype(np.float32), (0, -len(v) % width)).reshape(-1, width) for v in (x, y)]
+    return cv2.remap(image, *maps, cv2.INTER_LINEAR).ravel()[:len(x)]
 
 
 def peaks(score: np.ndarray, threshold: float, spacing: float) -> list[tuple[float, float, float]]:

@@ -66,3 +66,46 @@ def test_black_cubes_touching_others_on_a_grey_tray_are_counted(j):
     # without the outlines (a profile from before them) the counter misses some
     old = make_counter(replace(profile, outline_strength=None), (640, 480))
     assert old.count(s.image).counts["black"] < 3
+
+
+
+def _turned_whole(edges: np.ndarray, side: float) -> np.ndarray:
+    """outline_score as first written: each angle turns the whole image, scores upright
+    squares everywhere with box filters and turns the scores back."""
+    h, w = edges.shape
+    half = max(1, int(round(side / 2)))
+    best = np.zeros_like(edges)
+    for k in range(9):
+        angle = 10.0 * k
+        turned = cv2.warpAffine(edges, cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0), (w, h))
+        columns = cv2.boxFilter(turned, -1, (1, 2 * half + 1), borderType=cv2.BORDER_CONSTANT)
+        rows = cv2.boxFilter(turned, -1, (2 * half + 1, 1), borderType=cv2.BORDER_CONSTANT)
+        score = np.zeros_like(edges)
+        score[half:h - half, half:w - half] = np.minimum(
+            np.minimum(columns[half:h - half, :w - 2 * half], columns[half:h - half, 2 * half:]),
+            np.minimum(rows[:h - 2 * half, half:w - half], rows[2 * half:, half:w - half]))
+        best = np.maximum(best, cv2.warpAffine(score, cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0), (w, h)))
+    return best
+
+
+@pytest.mark.parametrize("asked", [(slice(50, 71), slice(30, 51)), (80, 120), (3, 150)])
+def test_scores_asked_at_some_pixels_are_the_whole_image_scores_there(asked):
+    # pixels round one square, the other's centre alone (its part as small as can be), a
+    # pixel near the image's edge (turning loses part of the image there): each scores as
+    # when the whole image is turned
+    level = np.ones((120, 160), np.float32)
+    level[20:100, :80] = _square(0.5, 25)
+    level[40:120, 80:] = _square(0.5)
+    edges = sharp_edges(level)
+    whole = _turned_whole(edges, SIDE)
+    where = np.zeros(edges.shape, bool)
+    where[asked] = True
+    part = outline_score(edges, SIDE, where)
+    assert np.allclose(part[where], whole[where], rtol=1e-4, atol=1e-5 * whole.max())
+    assert not part[~where].any()
+
+
+def test_the_whole_image_scores_as_when_turned_whole():
+    edges = sharp_edges(_square(0.5, 25))
+    whole = _turned_whole(edges, SIDE)
+    assert np.allclose(outline_score(edges, SIDE), whole, rtol=1e-4, atol=1e-5 * whole.max())
