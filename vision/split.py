@@ -7,6 +7,11 @@ silhouette, whose visible sides grow toward the edge of the view. A colour's top
 over one top's area is its count; a colour seen only by its sides (a leaning cube, a
 cube whose top is hidden) counts by silhouette area. Each count gets a confidence from
 how close the ratio is to a whole number.
+
+Hand-set thresholds on these measures get lone cubes right but not every pile, so the
+final word per colour and blob goes to a small random forest (vision.forest) grown on
+generated tables by `companion train`: it sees the rules' answer and the measures behind
+it (FEATURES) and was taught the true counts.
 """
 from __future__ import annotations
 
@@ -217,7 +222,9 @@ def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: i
             pieces = _top_pieces(_blob_masks(comps, coarse, blob, c, k)[0], top_area, by_length=c not in dim)
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
-        if n == 1 and c not in dim and _length(_blob_masks(comps, coarse, blob, c, k)[1], top_area) >= LONG_SILHOUETTE:
+        # (a region is no longer than the diagonal of the blob's box: most blobs are too short)
+        if n == 1 and c not in dim and np.hypot(*blob.box[2:]) + 1 >= LONG_SILHOUETTE * top_area ** 0.5 \
+                and _length(_blob_masks(comps, coarse, blob, c, k)[1], top_area) >= LONG_SILHOUETTE:
             n, confidence = 2, min(confidence, 0.6)
         counts[c] = (n, confidence)
     if counts:
@@ -281,7 +288,8 @@ def _top_pieces(mask: np.ndarray, top_area: float, by_length: bool = True) -> in
         if a < MIN_TOP_PIECE:
             continue
         m = cubes_in_area(a, 1.0)[0]
-        if m == 1 and by_length:
+        # (a piece is no longer than the diagonal of its box)
+        if m == 1 and by_length and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size:
             ys, xs = np.nonzero(pieces == i)
             (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
             if max(w, h) + 1 >= LONG_PIECE * size:

@@ -13,11 +13,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Grows the forest that decides how many cubes of each colour a blob "
                                    "holds (vision/models/counts.npz) on generated tables, and reports its "
                                    "accuracy against the rules' on further tables.")
-    p.add_argument("--setups", type=int, default=150, help="tables to learn from (default 150)")
+    p.add_argument("--setups", type=int, default=400, help="tables to learn from (default 400)")
     p.add_argument("--check", type=int, default=20, help="further tables to check on (default 20)")
     p.add_argument("--seed", type=int, default=TRAIN_SEED, help=f"first table's seed (default {TRAIN_SEED})")
-    p.add_argument("--trees", type=int, default=60, help="trees (default 60)")
-    p.add_argument("--depth", type=int, default=10, help="largest tree depth (default 10)")
+    p.add_argument("--trees", type=int, default=30, help="trees (default 30)")
+    p.add_argument("--depth", type=int, default=12, help="largest tree depth (default 12)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes generating scenes")
     p.add_argument("--output", default=str(COUNT_FOREST), help=f"where to save (default {COUNT_FOREST})")
     p.set_defaults(func=run)
