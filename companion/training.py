@@ -48,7 +48,8 @@ def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.n
         _, coarse, comps, blobs = counter.blobs(scene.image)
         units = [counter.silhouette(b.centre) for b in blobs]
         counts = rule_counts(blobs, comps, coarse, n, counter.top_area, units, counter.dim_colours)
-        found, where = feature_rows(blobs, comps, coarse, n, counter.top_area, units, counter.dim_colours, counts)
+        found, where = feature_rows(blobs, comps, coarse, n, counter.top_area, units, counter.dim_colours, counts,
+                                    counter.shadow_gaps())
         owner = [(_blob_of(counter, comps, cube.centre), cube.colour) for cube in scene.cubes]
         for row, (i, c) in zip(found, where):
             rows.append(row)

@@ -349,6 +349,11 @@ class Counter:
         area = c[0] + c[1] * x + c[2] * y + c[3] * (x * x + y * y)
         return float(np.clip(area, 0.6 * self.cube_area, 1.6 * self.cube_area))
 
+    def shadow_gaps(self) -> dict[int, float]:
+        """For each paint that passes for the floor in shadow: how much darker than this
+        frame's cast shadows its tops are (relative to the lit floor; negative: lighter)."""
+        return {c: self.shadow_level - level for c, level in self.dark_colours.items()}
+
     def blobs(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Blob]]:
         """The rectified frame, its coarse labels (see `resolve`), and its blobs of cube
         pixels with their component image."""
@@ -369,7 +374,7 @@ class Counter:
         rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
         parts = split_blobs(blobs, comps, coarse, n, self.top_area, [self.silhouette(b.centre) for b in blobs],
-                            self.dim_colours, self.forest)
+                            self.dim_colours, self.forest, self.shadow_gaps())
         parts += self._lone_dark_cubes(rect, coarse, parts)
         if self.dark_colours and self.outline_strength:
             parts = self._with_dark_tops(parts, self._dark_tops(frame, rect, coarse))

@@ -74,16 +74,18 @@ def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
 
 
 def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
-                units: list[float], dim: frozenset = frozenset(), forest: Forest | None = None) -> list[Part]:
+                units: list[float], dim: frozenset = frozenset(), forest: Forest | None = None,
+                gaps: dict[int, float] | None = None) -> list[Part]:
     """Cubes in the blobs of one frame. `top_area`: one cube's top; `units`: one lone
     cube's silhouette where each blob lies; `dim`: colours dark enough to be confused with
-    the shaded sides and shadows of other cubes. The rules below give each colour's count
-    in a blob; a `forest` (grown on generated scenes, see FEATURES) then decides each
-    count from those rules' answer and the measures behind them, and its vote share is
-    the count's confidence."""
+    the shaded sides and shadows of other cubes; `gaps`: for paints that pass for the floor
+    in shadow, how much darker than this frame's shadows they are (relative to the lit
+    floor). The rules below give each colour's count in a blob; a `forest` (grown on
+    generated scenes, see FEATURES) then decides each count from those rules' answer and
+    the measures behind them, and its vote share is the count's confidence."""
     counts = rule_counts(blobs, comps, coarse, n_colours, top_area, units, dim)
     if forest is not None:
-        rows, where = feature_rows(blobs, comps, coarse, n_colours, top_area, units, dim, counts)
+        rows, where = feature_rows(blobs, comps, coarse, n_colours, top_area, units, dim, counts, gaps or {})
         if rows:
             for (i, c), n, share in zip(where, *forest.predict(np.array(rows))):
                 if n > 0:
@@ -101,9 +103,10 @@ def rule_counts(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
 
 
 def feature_rows(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
-                 units: list[float], dim: frozenset, counts: list[dict[int, tuple[int, float]]]
-                 ) -> tuple[list[list[float]], list[tuple[int, int]]]:
-    """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each row."""
+                 units: list[float], dim: frozenset, counts: list[dict[int, tuple[int, float]]],
+                 gaps: dict[int, float]) -> tuple[list[list[float]], list[tuple[int, int]]]:
+    """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each
+    row (`counts`: the rules' counts; `gaps`: see split_blobs)."""
     rows, where = [], []
     for i, (blob, unit) in enumerate(zip(blobs, units)):
         if _one_plain_cube(blob, n_colours, top_area, unit, counts[i]):
@@ -113,7 +116,8 @@ def feature_rows(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_col
         (_, _), size, _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
         shape = ((max(size) + 1) / top_area ** 0.5, (min(size) + 1) / top_area ** 0.5)
         for c in range(1, n_colours + 1):
-            row = colour_features(blob, comps, coarse, n_colours, top_area, unit, dim, c, counts[i], shape)
+            row = colour_features(blob, comps, coarse, n_colours, top_area, unit, dim, c, counts[i], shape,
+                                  gaps.get(c, NO_GAP))
             if row is not None:
                 rows.append(row)
                 where.append((i, c))
@@ -146,11 +150,14 @@ def _one_plain_cube(blob: Blob, n_colours: int, top_area: float, cube_area: floa
 # (in tops); the blob, its dark cube parts and its unknown pixels (in silhouettes);
 # whether the colour is dim; how many colours show a tenth of a top; the rules' count of
 # the other colours; the pieces of its silhouette of a fifth of a top or more, and the
-# largest two (in tops); the blob's length and width (in cube edges).
+# largest two (in tops); the blob's length and width (in cube edges); how much darker
+# than this frame's shadows the paint is (NO_GAP for a paint unlike the floor: on a tray
+# where black passes for the floor in shadow, black pixels beside cubes are often shadow).
 FEATURES = ("top", "side", "silhouette", "solid_top_fifth", "solid_top_half", "solid_half", "top_pieces",
             "top_pieces_long", "length", "top_length", "rules", "other_tops", "largest_other_top", "blob",
             "dark_part", "unknown", "dim", "colours", "other_rules", "pieces", "largest_piece",
-            "second_piece", "blob_length", "blob_width")
+            "second_piece", "blob_length", "blob_width", "shadow_gap")
+NO_GAP = 1.0
 # A colour with less than this share of a top in a blob (top and sides) is not asked about.
 MIN_FEATURE_PIXELS = 0.05
 # The forest the counter ships with, grown by `companion train` (companion.training).
@@ -169,9 +176,10 @@ def count_forest() -> Forest:
 
 def colour_features(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
                     cube_area: float, dim: frozenset, colour: int, rules: dict[int, tuple[int, float]],
-                    shape: tuple[float, float]) -> list[float] | None:
+                    shape: tuple[float, float], gap: float) -> list[float] | None:
     """The FEATURES of `colour` in `blob` (`rules`: the blob's counts by the rules;
-    `shape`: its length and width in cube edges), None where it shows (almost) nothing."""
+    `shape`: its length and width in cube edges; `gap`: the paint's shadow gap), None where
+    it shows (almost) nothing."""
     k, c = n_colours, colour
     px = blob.class_pixels.astype(float)
     tops = px[1:k + 1] / top_area
@@ -190,7 +198,7 @@ def colour_features(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours
             px[2 * k + 2] / cube_area, px[2 * k + 1] / cube_area, float(c in dim), float((tops >= 0.1).sum()),
             sum(n for colour, (n, _) in rules.items() if colour != c), float((pieces >= 0.2).sum()),
             pieces[0] if len(pieces) else 0.0, pieces[1] if len(pieces) > 1 else 0.0,
-            *shape]
+            *shape, gap]
 
 
 def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
