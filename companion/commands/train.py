@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from companion.errors import CompanionError
 from companion.training import TRAIN_SEED, train
 from vision.split import COUNT_FOREST
 
@@ -24,5 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args) -> int:
+    if min(args.setups, args.trees, args.depth, args.workers) < 1 or args.check < 0:
+        raise CompanionError("--setups, --trees, --depth and --workers: expected at least 1; --check: at least 0")
     train(args.setups, args.check, args.seed, args.trees, args.depth, args.workers, args.output)
     return 0

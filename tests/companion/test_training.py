@@ -24,3 +24,9 @@ def test_companion_train_grows_saves_and_checks_a_forest(tmp_path, capsys):
     assert "from 2 tables (seeds 501..502)" in text and "by the forest" in text
     forest = Forest.load(out)
     assert forest.features == len(FEATURES) and len(forest.roots) == 3
+
+
+def test_companion_train_refuses_nonsense_sizes(tmp_path, capsys):
+    out = tmp_path / "counts.npz"
+    assert main(["train", "--setups", "0", "--output", str(out)]) == 2
+    assert "--setups" in capsys.readouterr().err and not out.exists()
