@@ -10,10 +10,9 @@ import numpy as np
 from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField,
                            segment_distance)
 from vision.errors import VisionError
-from vision.geometry import TrayGeometry, inset_mask
-from vision.segment import find_blobs
 from vision.forest import Forest
-from vision.segment import Blob
+from vision.geometry import TrayGeometry, inset_mask
+from vision.segment import Blob, find_blobs
 from vision.split import Part, cubes_in_area, split_blobs
 from vision.tops import FINE, outline_score, peaks, sharp_edges
 
