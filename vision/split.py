@@ -192,7 +192,7 @@ def colour_features(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours
     pieces = np.sort(_piece_areas(mask))[::-1] / top_area
     return [top, side, (px[c] + px[k + c]) / cube_area,
             _solid(top_mask, top_area, 0.2), _solid(top_mask, top_area, 0.5), _solid(mask, top_area, 0.5),
-            _top_pieces(top_mask, top_area, by_length=False), _top_pieces(top_mask, top_area, by_length=True),
+            *_top_pieces(top_mask, top_area),
             _length(mask, top_area), _length(top_mask, top_area),
             mine, other.sum(), other.max(initial=0.0), blob.area / cube_area,
             px[2 * k + 2] / cube_area, px[2 * k + 1] / cube_area, float(c in dim), float((tops >= 0.1).sum()),
@@ -227,7 +227,7 @@ def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: i
         if top >= 2 * MIN_TOP_PIECE:
             # Separate tops of one colour are separate cubes (a cube resting on two
             # others of its colour splits their visible tops apart).
-            pieces = _top_pieces(_blob_masks(comps, coarse, blob, c, k)[0], top_area, by_length=c not in dim)
+            pieces = _top_pieces(_blob_masks(comps, coarse, blob, c, k)[0], top_area)[c not in dim]
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         # (a region is no longer than the diagonal of the blob's box: most blobs are too short)
@@ -284,26 +284,28 @@ def _piece_areas(mask: np.ndarray) -> np.ndarray:
     return cv2.connectedComponentsWithStats(mask, connectivity=4)[2][1:, cv2.CC_STAT_AREA].astype(float)
 
 
-def _top_pieces(mask: np.ndarray, top_area: float, by_length: bool = True) -> int:
+def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
     """Cubes counted top by top: each separate top region of the colour in the blob, by its
-    area and, for a piece of about one top, by its length (not for dim colours, whose tops
-    merge with dark edges and shadows into long strips). `mask`: the colour's top pixels."""
+    area alone, and by its area and, for a piece of about one top, its length (not for dim
+    colours, whose tops merge with dark edges and shadows into long strips). `mask`: the
+    colour's top pixels."""
     n, pieces, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
     size = top_area ** 0.5
-    total = 0
+    by_area = by_length = 0
     for i, a in enumerate(areas, 1):
         if a < MIN_TOP_PIECE:
             continue
         m = cubes_in_area(a, 1.0)[0]
+        by_area += m
         # (a piece is no longer than the diagonal of its box)
-        if m == 1 and by_length and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size:
+        if m == 1 and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size:
             ys, xs = np.nonzero(pieces == i)
             (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
             if max(w, h) + 1 >= LONG_PIECE * size:
                 m = 2
-        total += m
-    return total
+        by_length += m
+    return by_area, by_length
 
 
 def _solid(mask: np.ndarray, top_area: float, width: float) -> float:
