@@ -274,21 +274,6 @@ class Counter:
                 remap[label] = 2 * n + 2
         return remap[labels] * self.visible
 
-    def _shadow_level(self, labels: np.ndarray) -> float:
-        """The darkness of this frame's cast shadows: the commonest darkness right next to
-        coloured cubes (where their shadows fall)."""
-        n = len(self.model.names)
-        cubes = ((labels >= 1) & (labels <= n) | (labels > SIDE_BASE) & (labels <= SIDE_BASE + n)).astype(np.uint8)
-        for c in self.dark_colours:
-            cubes[labels == c] = 0
-        ring = cv2.dilate(cubes, np.ones((5, 5), np.uint8)) > 0
-        dark = labels[ring]
-        dark = dark[(dark >= DARK_BASE) & (dark != UNKNOWN)]
-        if len(dark) < 0.3 * self.cube_area:
-            return self.shadow_level
-        hist = np.bincount(dark - DARK_BASE, minlength=len(DARK_LEVELS) - 1)
-        return dark_level(DARK_BASE + int(hist.argmax()))
-
     def _lone_dark_cubes(self, rect: np.ndarray, coarse: np.ndarray, found: list[Part]) -> list[Part]:
         """Cubes of a floor-coloured paint (black on a grey tray) whose tops pass for floor.
 
