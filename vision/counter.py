@@ -168,16 +168,20 @@ class Counter:
         ref = self.model.floor_reference.astype(np.float32)
         return cv2.transform(normalised.astype(np.float32), (ref / float(ref @ ref))[None])
 
+    def _may_be_paint(self, coarse: np.ndarray, colour: int) -> np.ndarray:
+        """Where a cube of a floor-coloured paint may lie: pixels the counter saw as floor or
+        shadow, as that paint, or as a dark cube part."""
+        n = len(self.model.names)
+        return (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
+
     def _dark_tops(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray) -> list[Part]:
         """Cubes of a floor-coloured paint found by the outline of their tops: squares with
         sharp edges all round, darker inside than halfway from the lit floor to the paint,
         where the counter saw floor, shadow or that paint, away from the tray's edge."""
         colour = min(self.dark_colours)
-        n = len(self.model.names)
         level, edges = self.outlines(frame)
         side = self.cube_size * FINE
-        mine = ((coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)) & \
-            (self.inner > 0)
+        mine = self._may_be_paint(coarse, colour) & (self.inner > 0)
         allowed = cv2.resize(mine.astype(np.float32), self.fine.rect_size, interpolation=cv2.INTER_NEAREST)
         # the whole middle of the square, not just its centre (a square offset from another
         # colour's top still sees that top's sharp outline)
@@ -285,10 +289,9 @@ class Counter:
         """
         if not self.dark_colours:
             return []
-        n = len(self.model.names)
         colour = min(self.dark_colours)
         level = cv2.blur(self._floor_level(self.field.normalise(rect)), (3, 3))
-        mine = (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
+        mine = self._may_be_paint(coarse, colour)
         dark = ((level < (1 + self.dark_colours[colour]) / 2) & mine & (self.visible > 0)).astype(np.uint8)
         # an opening with half a cube removes the thin dark edges around other cubes
         k = max(3, int(round(self.cube_size / 2)) | 1)

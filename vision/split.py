@@ -112,9 +112,7 @@ def feature_rows(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_col
         if _one_plain_cube(blob, n_colours, top_area, unit, counts[i]):
             continue
         x, y, w, h = blob.box
-        ys, xs = np.nonzero(comps[y:y + h, x:x + w] == blob.index)
-        (_, _), size, _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-        shape = ((max(size) + 1) / top_area ** 0.5, (min(size) + 1) / top_area ** 0.5)
+        shape = tuple(side / top_area ** 0.5 for side in _rect_sides(comps[y:y + h, x:x + w] == blob.index))
         for c in range(1, n_colours + 1):
             row = colour_features(blob, comps, coarse, n_colours, top_area, unit, dim, c, counts[i], shape,
                                   gaps.get(c, NO_GAP))
@@ -299,11 +297,9 @@ def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
         m = cubes_in_area(a, 1.0)[0]
         by_area += m
         # (a piece is no longer than the diagonal of its box)
-        if m == 1 and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size:
-            ys, xs = np.nonzero(pieces == i)
-            (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-            if max(w, h) + 1 >= LONG_PIECE * size:
-                m = 2
+        if m == 1 and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size \
+                and _rect_sides(pieces == i)[0] >= LONG_PIECE * size:
+            m = 2
         by_length += m
     return by_area, by_length
 
@@ -321,9 +317,15 @@ def _length(mask: np.ndarray, top_area: float) -> float:
     n, regions, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     if n < 2:
         return 0.0
-    ys, xs = np.nonzero(regions == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()))
-    (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-    return (max(rw, rh) + 1) / top_area ** 0.5
+    return _rect_sides(regions == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()))[0] / top_area ** 0.5
+
+
+def _rect_sides(mask: np.ndarray) -> tuple[float, float]:
+    """Long and short side (px, counting whole pixels) of the smallest rectangle, at any
+    angle, round a mask's pixels."""
+    ys, xs = np.nonzero(mask)
+    (_, _), (a, b), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return max(a, b) + 1, min(a, b) + 1
 
 
 def _centres(points: np.ndarray, n: int) -> list[tuple[float, float]]:
