@@ -64,8 +64,12 @@ class Forest:
         try:
             with np.load(path) as data:
                 forest = cls(**{k: data[k] for k in cls.__dataclass_fields__})
-        except (OSError, KeyError, ValueError) as e:
+        except OSError as e:
             raise VisionError(f"cannot read the forest in {path}: {e}") from None
+        except KeyError as e:
+            raise VisionError(f"the forest in {path} lacks {e}: grow it again with `companion train`") from None
+        except ValueError:
+            raise VisionError(f"{path} is not a saved forest: grow it again with `companion train`") from None
         n = len(forest.feature)
         if not all(len(a) == n for a in (forest.threshold, forest.left, forest.right, forest.value)) or \
                 forest.value.ndim != 2 or forest.value.shape[1] != len(forest.classes) or \
