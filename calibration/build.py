@@ -28,6 +28,9 @@ FACE_WINDOW = 0.12
 FLOOR_CLICK_FACES = 10
 # Fine pixels (vision.tops) searched round a click for its top's outline.
 OUTLINE_SEARCH = 3
+# Pixels this close to the tray's edge are no sample of the floor: clicked corners are a
+# pixel or two off, so the outermost rows may show the foot or the rim of a wall.
+FLOOR_BORDER = 3
 # Samples kept per class (the profile stays small; k-means needs no more).
 MAX_SAMPLES = 400
 
@@ -158,7 +161,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     clicks = {name: geometry.to_rect(pts) for name, pts in points.items()}
     raw_faces = {name: [_clicked_face(rect, p) for p in pts] for name, pts in clicks.items()}
     exclude = np.logical_or.reduce([m for ms in raw_faces.values() for m in ms])
-    field, floor_px = _floor(rect, cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0)
+    border = np.ones(exclude.shape, bool)
+    border[FLOOR_BORDER:-FLOOR_BORDER, FLOOR_BORDER:-FLOOR_BORDER] = False
+    field, floor_px = _floor(rect, (cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) | border)
     norm = field.normalise(rect)
     faces = {name: [_clicked_face(norm, p) for p in pts] for name, pts in clicks.items()}
     rng = np.random.default_rng(0)
