@@ -56,6 +56,10 @@ LONG_SILHOUETTE = 2.0
 # and this much when they touch cubes of known colours.
 MIN_UNKNOWN_FRACTION = 0.45
 MIN_UNKNOWN_BESIDE = 0.85
+# A blob of no colour whose dark parts alone make it an unknown object is a cube's cast
+# shadow (darker than the frame's shadows seemed) when it lies this close to a named cube,
+# in cube edges from the cube's centre: a shadow falls next to its cube.
+SHADOW_REACH = 1.5
 
 
 @dataclass(frozen=True)
@@ -92,8 +96,20 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
                     counts[i][c] = (int(n), float(share))
                 else:
                     counts[i].pop(c, None)
-    return [p for blob, unit, cnt in zip(blobs, units, counts)
-            for p in _parts(blob, comps, coarse, n_colours, unit, cnt)]
+    parts = [_parts(blob, comps, coarse, n_colours, unit, cnt) for blob, unit, cnt in zip(blobs, units, counts)]
+    named = np.array([p.centre for ps in parts for p in ps if p.colour is not None]).reshape(-1, 2)
+    reach = SHADOW_REACH * top_area ** 0.5
+    return [p for blob, unit, cnt, ps in zip(blobs, units, counts, parts)
+            if cnt or blob.class_pixels[2 * n_colours + 1] >= MIN_UNKNOWN_FRACTION * unit
+            or not _within(blob.box, named, reach) for p in ps]
+
+
+def _within(box: tuple[int, int, int, int], points: np.ndarray, reach: float) -> bool:
+    """Whether any point lies within `reach` px of a box (x, y, w, h)."""
+    x, y, w, h = box
+    dx = np.maximum(np.maximum(x - points[:, 0], points[:, 0] - (x + w - 1)), 0)
+    dy = np.maximum(np.maximum(y - points[:, 1], points[:, 1] - (y + h - 1)), 0)
+    return bool(np.any(dx * dx + dy * dy <= reach * reach))
 
 
 def rule_counts(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,

@@ -12,7 +12,7 @@ TOP = SIZE * SIZE
 def _count(coarse):
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
     parts = split_blobs(blobs, comps, coarse, K, TOP, [1.3 * TOP] * len(blobs))
-    return sorted(p.colour for p in parts)
+    return sorted((p.colour for p in parts), key=lambda c: -1 if c is None else c)   # unknown first
 
 
 def test_one_top_is_one_cube():
@@ -36,3 +36,13 @@ def test_a_corner_of_a_top_beside_another_cube_counts_when_solid():
     coarse[28:33, 32:37] = 0
     coarse[31:32, 32:40] = 1                   # a one-pixel strip is an edge, not a cube
     assert _count(coarse) == [2]
+
+
+def test_dark_parts_next_to_a_cube_are_its_shadow_and_far_from_cubes_an_unknown_object():
+    # dark parts (2K+2): floor-coloured pixels darker than the frame's shadows seemed
+    coarse = np.zeros((60, 120), np.uint8)
+    coarse[20:32, 20:32] = 1                   # a cube's top
+    coarse[20:34, 34:46] = 2 * K + 2           # its cast shadow, apart from it by a soft rim
+    assert _count(coarse) == [1]
+    coarse[20:34, 90:102] = 2 * K + 2          # as dark, far from every cube: something unknown
+    assert _count(coarse) == [None, 1]
