@@ -29,7 +29,7 @@ SETTLE_LIMIT = 0.7   # s from the last movement to the event
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--setups", type=int, default=24, help="random table set-ups (default 24)")
+    parser.add_argument("--setups", type=int, default=48, help="random table set-ups (default 48)")
     parser.add_argument("--scenes", type=int, default=4,
                         help="scenes per kind per set-up (default 4: 16 per set-up)")
     parser.add_argument("--videos", type=int, default=12, help="drop videos for the settle figures (default 12)")
