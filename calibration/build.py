@@ -26,6 +26,8 @@ FLOOR_SHARE = 0.6
 FACE_WINDOW = 0.12
 # A click whose face grows over this many typical faces and has the floor's colour hit the floor.
 FLOOR_CLICK_FACES = 10
+# ... unless the square outline round it is this strong against the clicks' median.
+FLOOR_CLICK_OUTLINE = 0.5
 # Fine pixels (vision.tops) searched round a click for its top's outline.
 OUTLINE_SEARCH = 3
 # Pixels this close to the tray's edge are no sample of the floor: clicked corners are a
@@ -92,16 +94,21 @@ def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
     return tuple(float(v) for v in coef)
 
 
-def _outline_strength(counter: Counter, frame: np.ndarray, clicks) -> float | None:
-    """Edge strength of a clicked top's outline: the median over the clicks of the best
-    outline score within a few pixels (a click is rarely at the exact centre)."""
+def _click_outlines(counter: Counter, frame: np.ndarray, clicks) -> np.ndarray:
+    """Edge strength of the square outline round each click: the best outline score within
+    a few pixels (a click is rarely at the exact centre of its top)."""
     _, edges = counter.outlines(frame)
     score = outline_score(edges, counter.cube_size * FINE)
     h, w = score.shape
     r = OUTLINE_SEARCH
-    found = [float(score[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max())
-             for x, y in np.round(counter.fine.to_rect(clicks)).astype(int) if 0 <= x < w and 0 <= y < h]
-    return float(np.median(found)) if found and np.median(found) > 0 else None
+    at = np.clip(np.round(counter.fine.to_rect(clicks)).astype(int), 0, (w - 1, h - 1))
+    return np.array([float(score[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max()) for x, y in at])
+
+
+def _outline_strength(counter: Counter, frame: np.ndarray, clicks) -> float | None:
+    """Edge strength of a clicked top's outline: the median over the clicks."""
+    strength = float(np.median(_click_outlines(counter, frame, clicks)))
+    return strength if strength > 0 else None
 
 
 def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarray]:
@@ -173,18 +180,22 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
 
     # A click on a cube grows over its face, bounded by the cube's edges; a click on the
     # tray grows over the floor, far beyond the size of the other clicked faces, and looks
-    # like the floor around it.
+    # like the floor around it. So does a top that looks like the floor (black on a grey
+    # tray in a bright light), but a sharp square outline surrounds its click.
     areas = np.array([float(m.sum()) for ms in faces.values() for m in ms])
     side = float(np.sqrt(np.median(areas)))
     floor_median = np.median(rect[cv2.erode(np.uint8(~exclude), np.ones((9, 9), np.uint8)) > 0], axis=0)
-    for name, masks in faces.items():
-        for i, (mask, (x, y)) in enumerate(zip(masks, points[name])):
-            if mask.sum() <= FLOOR_CLICK_FACES * side * side:
-                continue
-            if _like_floor(rect, clicks[name][i], floor_median):
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube; "
-                                       f"click on the middle of a cube's top")
-            masks[i] = _trim(mask, clicks[name][i], 0.6 * side)
+    outlines = _click_outlines(Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef),
+                               frame, [p for pts in points.values() for p in pts])
+    clicked = [(name, i) for name, pts in points.items() for i in range(len(pts))]
+    for (name, i), outline in zip(clicked, outlines):
+        mask, (x, y) = faces[name][i], points[name][i]
+        if mask.sum() <= FLOOR_CLICK_FACES * side * side:
+            continue
+        if _like_floor(rect, clicks[name][i], floor_median) and outline < FLOOR_CLICK_OUTLINE * np.median(outlines):
+            raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube; "
+                                   f"click on the middle of a cube's top")
+        faces[name][i] = _trim(mask, clicks[name][i], 0.6 * side)
     colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
     model = ColourModel(floor_px, colour_px)
 

@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from calibration import build_profile
+from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from firmware.scene import layout, random_setup, render
+from tests.vision.scenes import calibrated, exact, scene
 
 SEED = 12
 
@@ -76,3 +77,13 @@ def test_quality_report_warns_about_a_paint_close_to_the_tray():
     _, report = build_profile(scene.image, scene.corners, scene.clicks)
     assert any(w.startswith("sand is close to the tray floor") for w in report.warnings)
     assert not any(w.startswith("red") for w in report.warnings)
+
+
+def test_a_black_top_that_looks_like_the_floor_is_a_click_on_a_cube_not_on_the_floor():
+    # Set-up 228: black cubes on a grey tray in a bright light; the black click's colour
+    # grows over the floor, but a cube's sharp outline surrounds it.
+    setup, profile, report = calibrated(228)
+    assert any("black is close to the tray floor colour" in line for line in report.lines())
+    counter = make_counter(profile, (640, 480))
+    shown = scene(setup, {c: 1 for c in setup.colours}, "scattered", 22801)
+    assert exact(counter.count(shown.image), shown.counts)
