@@ -253,7 +253,10 @@ class Counter:
         light = np.where(total > 0.05, light / np.maximum(total, 1e-6), 1.0)
         light = cv2.resize(np.clip(light, 0.3, 1.0), (w, h), interpolation=cv2.INTER_LINEAR)
         scale = self.field.scale() / cv2.merge([light, light, light])
-        return self.model.classify(self.field.normalise(rect, scale))
+        lifted = self.model.classify(self.field.normalise(rect, scale))
+        # The light is smooth, so near a shadow's edge a cube in the open is lifted too:
+        # where that makes a cube's colour unknown, the open light's colour stands.
+        return np.where((lifted == UNKNOWN) & (labels != FLOOR) & (labels < DARK_BASE), labels, lifted)
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
         """Coarse labels: FLOOR (lit or shadow), 1..K tops of colour k, K+k its other faces,
