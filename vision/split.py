@@ -99,6 +99,7 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     parts = [_parts(blob, comps, coarse, n_colours, unit, cnt) for blob, unit, cnt in zip(blobs, units, counts)]
     named = np.array([p.centre for ps in parts for p in ps if p.colour is not None]).reshape(-1, 2)
     reach = SHADOW_REACH * top_area ** 0.5
+    # a blob that is unknown only for its dark parts, beside a named cube, is its shadow
     return [p for blob, unit, cnt, ps in zip(blobs, units, counts, parts)
             if cnt or blob.class_pixels[2 * n_colours + 1] >= MIN_UNKNOWN_FRACTION * unit
             or not _within(blob.box, named, reach) for p in ps]
