@@ -6,6 +6,7 @@ dozen shallow trees over a handful of numbers per blob, so it is written out her
 """
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,7 +69,7 @@ class Forest:
             raise VisionError(f"cannot read the forest in {path}: {e}") from None
         except KeyError as e:
             raise VisionError(f"the forest in {path} lacks {e}: grow it again with `companion train`") from None
-        except ValueError:
+        except (ValueError, zipfile.BadZipFile):
             raise VisionError(f"{path} is not a saved forest: grow it again with `companion train`") from None
         n = len(forest.feature)
         if not all(len(a) == n for a in (forest.threshold, forest.left, forest.right, forest.value)) or \

@@ -46,6 +46,11 @@ def test_a_broken_forest_file_is_named(tmp_path):
     np.savez(tmp_path / "cut.npz", **{k: getattr(forest, k) for k in ("feature", "threshold", "left", "right")})
     with pytest.raises(VisionError, match="cut.npz"):
         Forest.load(tmp_path / "cut.npz")
+    # a file cut short while written (a full SD card): a zip without its end
+    forest.save(tmp_path / "short.npz")
+    (tmp_path / "short.npz").write_bytes((tmp_path / "short.npz").read_bytes()[:200])
+    with pytest.raises(VisionError, match="short.npz is not a saved forest"):
+        Forest.load(tmp_path / "short.npz")
 
 
 def test_the_shipped_forest_reads_the_counters_features():
