@@ -46,3 +46,26 @@ def test_dark_parts_next_to_a_cube_are_its_shadow_and_far_from_cubes_an_unknown_
     assert _count(coarse) == [1]
     coarse[20:34, 90:102] = 2 * K + 2          # as dark, far from every cube: something unknown
     assert _count(coarse) == [None, 1]
+
+
+def test_the_strip_of_a_cube_under_another_cut_off_by_its_shadow_joins_that_blob():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 20:32] = 2                   # the cube on top
+    coarse[34:39, 20:30] = 1                   # the uncovered strip of the cube under it, 2 px of shadow apart
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    assert len(blobs) == 1 and blobs[0].area == 144 + 50 and blobs[0].box == (20, 20, 12, 19)
+    assert _count(coarse) == [1, 2]
+    coarse[34:39] = 0
+    coarse[40:45, 20:30] = 1                   # as far as two thirds of a cube: a speck, not part of it
+    assert _count(coarse) == [2]
+
+
+def test_a_strip_of_side_beside_a_top_of_its_paint_is_that_cube_and_stays_apart():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 20:32] = 1                   # a cube's top
+    coarse[34:39, 20:32] = K + 1               # its own side, past a dark edge taken for floor
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    assert len(blobs) == 1 and blobs[0].area == 144
+    coarse[34:39, 20:32] = K + 2               # the side of another paint's cube under it
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    assert len(blobs) == 1 and blobs[0].area == 144 + 60
