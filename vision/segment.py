@@ -48,59 +48,67 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     k = max(3, int(round(cube_size / 2)) | 1)
     core = cv2.morphologyEx(foreground, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     foreground &= cv2.dilate(core, np.ones((k, k), np.uint8))
-    n, comps, stats, _ = cv2.connectedComponentsWithStats(foreground, connectivity=4)
+    n, comps, stats, centroids = cv2.connectedComponentsWithStats(foreground, connectivity=4)
     h, w = coarse.shape
     band = EDGE_BAND
     inner = np.bincount(comps[band:h - band, band:w - band].ravel(), minlength=n)
     kept = (stats[:, cv2.CC_STAT_AREA] >= MIN_BLOB_FRACTION * cube_area) & (inner >= EDGE_INNER * cube_area)
     kept[0] = False
-    classes = 2 * n_colours + 3
     comps = np.where(kept[comps], comps, 0).astype(np.int32)
+    classes = 2 * n_colours + 3
     per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
-    comps = _with_fragments(comps, coarse, n_colours, per_class[:, 1:n_colours + 1],
-                            FRAGMENT_REACH * cube_size, FRAGMENT_TOP * cube_size ** 2)
-    per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
-    at = np.flatnonzero(comps)
-    label = comps.ravel()[at]
-    ys, xs = np.divmod(at, w)
-    area = np.bincount(label, minlength=n)
-    centre = np.bincount(label, xs, n) / np.maximum(area, 1), np.bincount(label, ys, n) / np.maximum(area, 1)
-    x0, y0, x1, y1 = np.full(n, w), np.full(n, h), np.zeros(n, int), np.zeros(n, int)
-    np.minimum.at(x0, label, xs)
-    np.minimum.at(y0, label, ys)
-    np.maximum.at(x1, label, xs)
-    np.maximum.at(y1, label, ys)
-    blobs = [Blob(int(i), int(area[i]), (int(x0[i]), int(y0[i]), int(x1[i] - x0[i] + 1), int(y1[i] - y0[i] + 1)),
-                  (float(centre[0][i]), float(centre[1][i])), per_class[i]) for i in np.nonzero(kept)[0]]
-    return comps, blobs
-
-
-def _with_fragments(comps: np.ndarray, coarse: np.ndarray, n_colours: int, tops: np.ndarray, reach: float,
-                    least_top: float) -> np.ndarray:
-    """The component image with the pieces of cube pixels outside the blobs given, whole,
-    to the blob nearest to each, if within `reach` px (see FRAGMENT_REACH; `tops`: top
-    pixels per blob and colour, `least_top`: FRAGMENT_TOP in px)."""
+    # the pieces of cube pixels outside the blobs
     loose = ((coarse != FLOOR) & (comps == 0)).astype(np.uint8)
-    count, pieces = cv2.connectedComponents(loose, connectivity=8)
-    if count <= 1 or not comps.any():
-        return comps
-    # distance from every pixel to the nearest blob pixel, and which pixel that is
-    dist, nearest = cv2.distanceTransformWithLabels((comps == 0).astype(np.uint8), cv2.DIST_L2, 3,
+    count, pieces, piece_stats, piece_centres = cv2.connectedComponentsWithStats(loose, connectivity=8)
+    given = _fragment_owners(comps, coarse, pieces, count, n_colours, per_class[:, 1:n_colours + 1],
+                             FRAGMENT_REACH * cube_size, FRAGMENT_TOP * cube_size ** 2)
+    boxes, areas = stats[:, :4].copy(), stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    sums = centroids * areas[:, None]
+    for p in np.nonzero(given)[0]:
+        b, (x, y, pw, ph, a) = given[p], piece_stats[p]
+        x0, y0 = min(boxes[b, 0], x), min(boxes[b, 1], y)
+        boxes[b] = x0, y0, max(boxes[b, 0] + boxes[b, 2], x + pw) - x0, max(boxes[b, 1] + boxes[b, 3], y + ph) - y0
+        areas[b] += a
+        sums[b] += piece_centres[p] * a
+    if given.any():
+        comps = np.where(loose > 0, given[pieces], comps)
+        per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
+    return comps, [Blob(int(i), int(areas[i]), tuple(int(v) for v in boxes[i]),
+                        (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])), per_class[i])
+                   for i in np.nonzero(kept)[0]]
+
+
+def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, pieces: np.ndarray, count: int, n_colours: int,
+                     tops: np.ndarray, reach: float, least_top: float) -> np.ndarray:
+    """For each piece of cube pixels outside the blobs (`pieces`, `count` of them with the
+    background), the blob it belongs to by FRAGMENT_REACH (0: none), that is the blob
+    nearest to it if within `reach` px (`tops`: top pixels per blob and colour;
+    `least_top`: FRAGMENT_TOP in px)."""
+    given = np.zeros(count, np.int32)
+    r = int(np.ceil(reach))
+    near = cv2.dilate((comps > 0).astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+    ys, xs = np.nonzero(near & (pieces > 0))
+    if len(xs) == 0:
+        return given
+    # distance from the pixels near a blob to the nearest blob pixel, and which pixel that
+    # is, in the window round them
+    x0, y0 = max(0, xs.min() - r - 1), max(0, ys.min() - r - 1)
+    window = comps[y0:ys.max() + r + 2, x0:xs.max() + r + 2]
+    dist, nearest = cv2.distanceTransformWithLabels((window == 0).astype(np.uint8), cv2.DIST_L2, 3,
                                                     labelType=cv2.DIST_LABEL_PIXEL)
-    ys, xs = np.nonzero(comps)
     owner = np.zeros(int(nearest.max()) + 1, np.int32)
-    owner[nearest[ys, xs]] = comps[ys, xs]
-    ys, xs = np.nonzero(loose)
-    d, piece, label = dist[ys, xs], pieces[ys, xs], coarse[ys, xs].astype(np.int64)
+    owner[nearest[window > 0]] = window[window > 0]
+    d, piece = dist[ys - y0, xs - x0], pieces[ys, xs]
     order = np.lexsort((d, piece))
     closest = order[np.unique(piece[order], return_index=True)[1]]   # each piece's pixel nearest a blob
-    blob = owner[nearest[ys[closest], xs[closest]]]
+    blob, piece = owner[nearest[ys[closest] - y0, xs[closest] - x0]], piece[closest]
     # each piece's paint (by its top and side pixels) and its top pixels
+    mine = pieces > 0
+    label = coarse[mine].astype(np.int64)
     paint = np.where(label <= n_colours, label, label - n_colours) * (label <= 2 * n_colours)
-    per_paint = np.bincount(piece * (n_colours + 1) + paint, minlength=count * (n_colours + 1)).reshape(count, -1)
-    main = per_paint[:, 1:].argmax(axis=1)[piece[closest]]
-    top = np.bincount(piece, (label >= 1) & (label <= n_colours), count)[piece[closest]]
+    per_paint = np.bincount(pieces[mine] * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
+    main = per_paint.reshape(count, -1)[piece, 1:].argmax(axis=1)
+    top = np.bincount(pieces[mine], (label >= 1) & (label <= n_colours), count)[piece]
     join = (d[closest] <= reach) & ((top >= least_top) | (tops[blob, main] < least_top))
-    given = np.zeros(count, np.int32)
-    given[piece[closest][join]] = blob[join]
-    return np.where(loose > 0, given[pieces], comps)
+    given[piece[join]] = blob[join]
+    return given
