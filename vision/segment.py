@@ -3,7 +3,8 @@
 The colour model and the counter's shadow decision have already called cast shadows floor
 (the floor's own colour, as dark as this frame's shadows) and a black cube black (darker
 than any shadow, or of black's hue); what is left here is grouping the coarse labels into
-blobs and dropping specks too small to be any part of a cube.
+blobs, dropping specks too small to be any part of a cube, and giving the pieces cut off
+from a blob by a shadow line back to it.
 """
 from __future__ import annotations
 
@@ -81,9 +82,9 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
 def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, pieces: np.ndarray, count: int, n_colours: int,
                      tops: np.ndarray, reach: float, least_top: float) -> np.ndarray:
     """For each piece of cube pixels outside the blobs (`pieces`, `count` of them with the
-    background), the blob it belongs to by FRAGMENT_REACH (0: none), that is the blob
-    nearest to it if within `reach` px (`tops`: top pixels per blob and colour;
-    `least_top`: FRAGMENT_TOP in px)."""
+    background), the blob it joins (0: none): the blob nearest to it, if within `reach` px
+    and unless the piece is that blob's own side (see FRAGMENT_REACH; `tops`: top pixels
+    per blob and colour, `least_top`: FRAGMENT_TOP in px)."""
     given = np.zeros(count, np.int32)
     r = int(np.ceil(reach))
     near = cv2.dilate((comps > 0).astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
@@ -107,8 +108,10 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, pieces: np.ndarray, 
     label = coarse[mine].astype(np.int64)
     paint = np.where(label <= n_colours, label, label - n_colours) * (label <= 2 * n_colours)
     per_paint = np.bincount(pieces[mine] * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
-    main = per_paint.reshape(count, -1)[piece, 1:].argmax(axis=1)
+    per_paint = per_paint.reshape(count, -1)[piece, 1:]
+    main = per_paint.argmax(axis=1)
     top = np.bincount(pieces[mine], (label >= 1) & (label <= n_colours), count)[piece]
-    join = (d[closest] <= reach) & ((top >= least_top) | (tops[blob, main] < least_top))
+    own_side = (per_paint.max(axis=1) > 0) & (top < least_top) & (tops[blob, main] >= least_top)
+    join = (d[closest] <= reach) & ~own_side
     given[piece[join]] = blob[join]
     return given

@@ -69,3 +69,6 @@ def test_a_strip_of_side_beside_a_top_of_its_paint_is_that_cube_and_stays_apart(
     coarse[34:39, 20:32] = K + 2               # the side of another paint's cube under it
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
     assert len(blobs) == 1 and blobs[0].area == 144 + 60
+    coarse[34:39, 20:32] = 2 * K + 1           # pixels of no paint are no cube's side: they join too
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    assert len(blobs) == 1 and blobs[0].area == 144 + 60
