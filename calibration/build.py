@@ -9,12 +9,15 @@ from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
 from vision.colour import DARK_BASE, FLOOR, UNKNOWN, ColourModel, FloorField
 from vision.counter import Counter
+from vision.dark import dark_forest
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
 from vision.segment import find_blobs
 from vision.split import count_forest
 from vision.tops import FINE, outline_score
 
+# The shipped forests a counter uses (make_counter).
+LEARNED = ("counts", "dark")
 # The rectified floor is scaled so one cube's top is about this many pixels across:
 # enough to split touching cubes, few enough to count in a few milliseconds.
 CUBE_PIXELS = 12.0
@@ -248,9 +251,10 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     return profile, quality_report(model, colour_px, cube_size)
 
 
-def make_counter(profile: Profile, frame_size: tuple[int, int], rules_only: bool = False) -> Counter:
-    """A counter for frames of `frame_size` (width, height), at any resolution; with
-    `rules_only`, without the shipped forest (to grow a new one)."""
+def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:
+    """A counter for frames of `frame_size` (width, height), at any resolution, using the
+    shipped forests named in `learned` and rules instead of the others (to grow them
+    again): "counts" (vision.split), "dark" (vision.dark)."""
     corners = profile.corners_px(frame_size)
     try:
         corners = check_corners(corners, frame_size)
@@ -261,4 +265,5 @@ def make_counter(profile: Profile, frame_size: tuple[int, int], rules_only: bool
                    profile.cube_size, frame_size, floor_field=profile.floor_field or None,
                    shadow_level=profile.shadow_level, insets=profile.floor_insets or None,
                    area_field=profile.area_field or None, outline_strength=profile.outline_strength,
-                   forest=None if rules_only else count_forest())
+                   forest=count_forest() if "counts" in learned else None,
+                   judge=dark_forest() if "dark" in learned else None)

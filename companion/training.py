@@ -1,11 +1,14 @@
-"""Growing the counter's forest (vision.split) on generated scenes.
+"""Growing the counter's forests on generated scenes.
 
 Each generated table is calibrated on one frame, as a user would, and its scenes are cut
-into blobs the way the counter does. Every colour showing in a blob gives one row of
-vision.split.FEATURES, labelled with how many cubes of that colour the scene's ground
-truth puts in the blob (a cube belongs to the blob under the middle of its visible top,
-or the blob most of the half cube round it falls in). The tables come from their own
-seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'.
+into blobs the way the counter does. For the count forest (vision.split), every colour
+showing in a blob gives one row of vision.split.FEATURES, labelled with how many cubes of
+that colour the scene's ground truth puts in the blob (a cube belongs to the blob under
+the middle of its visible top, or the blob most of the half cube round it falls in). For
+the dark judge (vision.dark), on tables where a paint passes for the floor in shadow,
+every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, labelled
+1 when it is a true cube (see `_matched`). The tables come from their own seeds
+(TRAIN_SEED and up), apart from the benchmark's and the tests'.
 """
 from __future__ import annotations
 
@@ -16,12 +19,17 @@ import numpy as np
 
 from calibration.errors import CalibrationError
 from companion.benchmarks.vision import table
+from companion.errors import CompanionError
+from vision.dark import DARK_FEATURES, OUTLINE, rule_keeps
 from vision.forest import Forest, grow
-from vision.split import feature_rows, rule_counts
+from vision.split import FEATURES, feature_rows, rule_counts
 
 TRAIN_SEED = 200_000
 # Counts above this are rare enough in one blob to be learnt as this.
 MOST = 4
+# A candidate of the dark judge is a true cube when that cube is the nearest one within
+# this many cube edges that no nearer candidate of its kind took.
+MATCH = 0.7
 
 
 def _blob_of(counter, comps: np.ndarray, centre) -> int:
@@ -39,7 +47,7 @@ def _blob_of(counter, comps: np.ndarray, centre) -> int:
 def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Feature rows of one table's scenes, their true counts, and the rules' counts."""
     try:
-        counter, drawn = table(seed, scenes, rules_only=True)
+        counter, drawn = table(seed, scenes, learned=())
     except CalibrationError:
         return np.zeros((0, 0)), np.zeros(0, int), np.zeros(0, int)
     rows, truth, rules = [], [], []
@@ -58,26 +66,74 @@ def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.n
     return np.array(rows), np.array(truth, int), np.array(rules, int)
 
 
-def dataset(first: int, setups: int, workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dark_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The dark judge's rows of one table's scenes (none where no paint passes for the
+    floor in shadow), whether each is a true cube, and whether the rules keep it."""
+    empty = np.zeros((0, len(DARK_FEATURES))), np.zeros(0, int), np.zeros(0, int)
+    try:
+        counter, drawn = table(seed, scenes, learned=("counts",))
+    except CalibrationError:
+        return empty
+    if not counter.dark_colours or not counter.outline_strength:
+        return empty
+    name = counter.model.names[min(counter.dark_colours) - 1]
+    rows, truth = [], []
+    for _, scene in drawn:
+        _, _, candidates, found = counter.survey(scene.image)
+        cubes = counter.geometry.to_rect([c.centre for c in scene.cubes if c.colour == name])
+        rows.append(found)
+        truth += _matched([p.centre for p, _ in candidates], [s == OUTLINE for _, s in candidates], cubes,
+                          MATCH * counter.cube_size)
+    rows = np.concatenate(rows)
+    return rows, np.array(truth, int), rule_keeps(rows).astype(int)
+
+
+def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> list[int]:
+    """1 for the candidates that are true cubes: nearest pairs first, each cube is taken by
+    at most one outline candidate and one other (the counter merges an outline with the
+    cube found by pixels round it)."""
+    pairs = sorted((float(np.hypot(*(np.asarray(c) - cube))), i, j)
+                   for i, c in enumerate(centres) for j, cube in enumerate(cubes))
+    labels, taken = [0] * len(centres), set()
+    for distance, i, j in pairs:
+        if distance > reach:
+            break
+        if not labels[i] and (j, outline[i]) not in taken:
+            labels[i] = 1
+            taken.add((j, outline[i]))
+    return labels
+
+
+# What each forest learns from: rows of a table, and their features.
+MODELS = {"counts": (table_rows, FEATURES), "dark": (dark_rows, DARK_FEATURES)}
+
+
+def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows_of, names = MODELS[model]
     with ProcessPoolExecutor(workers) as pool:
-        parts = [p for p in pool.map(table_rows, range(first, first + setups)) if len(p[1])]
+        parts = [p for p in pool.map(rows_of, range(first, first + setups)) if len(p[1])]
+    if not parts:
+        return np.zeros((0, len(names))), np.zeros(0, int), np.zeros(0, int)
     return tuple(np.concatenate(a) for a in zip(*parts))
 
 
-def train(setups: int, check: int, seed: int, trees: int, depth: int, workers: int, output, out=print) -> Forest:
-    """Grow a forest on `setups` tables, report its row accuracy against the rules' on
-    `check` further tables, and save it to `output`."""
+def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int, workers: int, output,
+          out=print) -> Forest:
+    """Grow the `model` forest ("counts" or "dark", see MODELS) on `setups` tables, report
+    its row accuracy against the rules' on `check` further tables, and save it to `output`."""
     start = time.perf_counter()
-    rows, truth, _ = dataset(seed, setups, workers)
+    rows, truth, _ = dataset(model, seed, setups, workers)
     out(f"{len(rows)} rows from {setups} tables (seeds {seed}..{seed + setups - 1}) "
         f"in {time.perf_counter() - start:.0f} s")
+    if not len(rows):
+        raise CompanionError(f"no rows to learn from in {setups} tables: take more")
     start = time.perf_counter()
     forest = grow(rows, truth, trees=trees, depth=depth)
     out(f"grown: {trees} trees, {len(forest.feature)} nodes, in {time.perf_counter() - start:.0f} s")
     if check:
-        rows, truth, rules = dataset(seed + setups, check, workers)
-        got, _ = forest.predict(rows)
-        out(f"check ({check} more tables, {len(rows)} rows): counts right by the rules "
+        rows, truth, rules = dataset(model, seed + setups, check, workers)
+        got = forest.predict(rows)[0] if len(rows) else truth
+        out(f"check ({check} more tables, {len(rows)} rows): right by the rules "
             f"{100 * np.mean(rules == truth):.1f}%, by the forest {100 * np.mean(got == truth):.1f}%")
     forest.save(output)
     out(f"saved {output}")

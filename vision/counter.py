@@ -9,6 +9,7 @@ import numpy as np
 
 from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField,
                            segment_distance)
+from vision.dark import DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView, features, merged, rule_keeps
 from vision.errors import VisionError
 from vision.forest import Forest
 from vision.geometry import TrayGeometry, inset_mask
@@ -45,18 +46,16 @@ LONE_DARK_SHADOW = 1.5
 LONE_DARK_MOST = 3.5
 LONE_DARK_SPREAD = 0.2
 # Tops of a floor-coloured paint found by their outline (vision.tops): the weakest side of
-# the square needs this share of the clicked tops' edge strength, and this many times the
-# frame's median edge strength (a dim frame's noise makes edges everywhere); tops are at
-# least this many cube edges apart; the middle of the square (this share of its edge) must
-# be at least this share floor, shadow or that paint.
-TOP_OUTLINE = 0.8
+# the square is measured in the clicked tops' edge strength, or in this many times the
+# frame's median edge strength over TOP_OUTLINE where that is more (a dim frame's noise
+# makes edges everywhere), and needs this much to be a candidate; tops are at least this
+# many cube edges apart; the middle of the square (this share of its edge) must be at
+# least this share floor, shadow or that paint.
 TOP_NOISE = 2.0
+JUDGE_OUTLINE = 0.45
 TOP_SPACING = 1.0
 TOP_MIDDLE = 0.7
 TOP_ALLOWED = 0.9
-# Cubes of that paint found by their pixels count too when farther than this many cube
-# edges from every top found by outline.
-TOP_APART = 0.8
 # Unknown pixels covering more than this many cubes are a hand or an object in the tray.
 OBSTRUCTED_CUBES = 3.0
 # Width of the tray's edge ignored: clicked corners are a pixel or two off, and the
@@ -106,6 +105,13 @@ _LEVELS[FLOOR] = 1.0
 _LEVELS[DARK_BASE:DARK_BASE + len(DARK_LEVELS) - 1] = [dark_level(v) for v in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1)]
 
 
+def _disc(shape: tuple[int, int], centre: tuple[float, float], radius: int) -> np.ndarray:
+    """A boolean image of `shape`, set in the disc round `centre`."""
+    disc = np.zeros(shape, np.uint8)
+    cv2.circle(disc, (int(round(centre[0])), int(round(centre[1]))), radius, 1, -1)
+    return disc > 0
+
+
 def _dim(colour: np.ndarray) -> bool:
     return colour.max() < DIM_LEVEL or (colour.mean() < DIM_MEAN and np.ptp(colour) < DIM_CHROMA)
 
@@ -115,7 +121,7 @@ class Counter:
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
                  shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
                  area_field: tuple[float, ...] | None = None, outline_strength: float | None = None,
-                 forest: Forest | None = None):
+                 forest: Forest | None = None, judge: Forest | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
@@ -153,6 +159,7 @@ class Counter:
         # measure outlines on.
         self.outline_strength = outline_strength
         self.forest = forest                # decides counts per blob (vision.split); None: rules alone
+        self.judge = judge                  # keeps the floor-coloured paint's cubes (vision.dark); None: rules
         self.fine = TrayGeometry(geometry.corners, (round(w * FINE), round(h * FINE)))
 
     def outlines(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,10 +181,13 @@ class Counter:
         n = len(self.model.names)
         return (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
 
-    def _dark_tops(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray) -> list[Part]:
-        """Cubes of a floor-coloured paint found by the outline of their tops: squares with
-        sharp edges all round, darker inside than halfway from the lit floor to the paint,
-        where the counter saw floor, shadow or that paint, away from the tray's edge."""
+    def _dark_candidates(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray, pixels: list[Part],
+                         lone: list[Part], named: np.ndarray) -> tuple[list[tuple[Part, int]], np.ndarray]:
+        """The candidate cubes of the floor-coloured paint as (part, source) (vision.dark)
+        with their DARK_FEATURES: the cubes found in its pixels, the lone dark cubes, and
+        the squares with sharp edges all round, darker inside than halfway from the lit
+        floor to the paint, where the counter saw floor, shadow or that paint, away from
+        the tray's edge. `named`: the centres of the other colours' cubes."""
         colour = min(self.dark_colours)
         level, edges = self.outlines(frame)
         side = self.cube_size * FINE
@@ -188,29 +198,47 @@ class Counter:
         k = max(3, int(TOP_MIDDLE * side) | 1)
         allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & \
             (cv2.blur(level, (k, k)) < (1 + self.dark_colours[colour]) / 2)
-        ys, xs = np.nonzero(allowed)
-        if len(xs) == 0:
-            return []
-        # the outline pass is the costly part: only at the pixels where a top may lie
-        m = int(side) + 2
-        x0, y0, x1, y1 = max(0, xs.min() - m), max(0, ys.min() - m), xs.max() + m + 1, ys.max() + m + 1
+        scale = (self.fine.rect_size[0] / self.geometry.rect_size[0], self.fine.rect_size[1] / self.geometry.rect_size[1])
+        # the outline pass is the costly part: only where a top may lie, and round the
+        # other candidates (their outline is measured too)
         score = np.zeros_like(edges)
-        score[y0:y1, x0:x1] = outline_score(edges[y0:y1, x0:x1], side, allowed[y0:y1, x0:x1])
+        m = int(side) + 2
+        for where in [allowed] + [_disc(edges.shape, (p.centre[0] * scale[0], p.centre[1] * scale[1]), 3)
+                                  for p in pixels + lone]:
+            ys, xs = np.nonzero(where)
+            if len(xs):
+                x0, y0, x1, y1 = max(0, xs.min() - m), max(0, ys.min() - m), xs.max() + m + 1, ys.max() + m + 1
+                score[y0:y1, x0:x1] = np.maximum(score[y0:y1, x0:x1],
+                                                 outline_score(edges[y0:y1, x0:x1], side, where[y0:y1, x0:x1]))
         # a dim frame's noise makes edges everywhere: the outline must also stand out from them
-        unit = max(self.outline_strength, TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE)
-        score = np.where(allowed, score / unit, 0)
-        fx = self.geometry.rect_size[0] / self.fine.rect_size[0]
-        fy = self.geometry.rect_size[1] / self.fine.rect_size[1]
-        found = peaks(score, TOP_OUTLINE, TOP_SPACING * side)
-        if not found:
-            return []
-        # A sharp cast shadow has a square's outline too, but keeps the floor's colour.
+        noise = TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE
+        score /= max(self.outline_strength, noise)
+        tops = [Part(colour, (x / scale[0], y / scale[1]), s)
+                for x, y, s in peaks(np.where(allowed, score, 0), JUDGE_OUTLINE, TOP_SPACING * side)]
+        candidates = [(p, PIXELS) for p in pixels] + [(p, LONE) for p in lone] + [(p, OUTLINE) for p in tops]
+        if not candidates:
+            return [], np.zeros((0, len(DARK_FEATURES)))
         middle = cv2.blur(self.field.normalise(rect), (k // 2 | 1, k // 2 | 1))
         h, w = middle.shape[:2]
-        colours = np.array([middle[min(int(y * fy), h - 1), min(int(x * fx), w - 1)] for x, y, _ in found])
-        d = self.model.class_distances(colours)
-        return [Part(colour, (x * fx, y * fy), float(min(1.0, s)))
-                for (x, y, s), dc in zip(found, d) if dc[colour] <= dc[0]]
+        d = self.model.class_distances(np.array([middle[min(max(int(p.centre[1]), 0), h - 1),
+                                                        min(max(int(p.centre[0]), 0), w - 1)]
+                                                 for p, _ in candidates]))
+        view = DarkView(coarse, level, edges / self.outline_strength, score, scale, colour, len(self.model.names),
+                        self.cube_size, self.dark_colours[colour], self.shadow_level, noise / self.outline_strength)
+        return candidates, features(view, candidates, d, named)
+
+    def _judged(self, candidates: list[tuple[Part, int]], rows: np.ndarray) -> list[Part]:
+        """The candidates kept as cubes, by the judge or, without one, by the rules."""
+        if not candidates:
+            return []
+        if self.judge is not None:
+            kept, share = self.judge.predict(rows)
+        else:
+            kept, share = rule_keeps(rows), np.ones(len(rows))
+        judged = [(Part(p.colour, p.centre, min(1.0, p.confidence, s)), source)
+                  for (p, source), keep, s in zip(candidates, kept, share) if keep]
+        return merged([p for p, source in judged if source != OUTLINE],
+                      [p for p, source in judged if source == OUTLINE], self.cube_size)
 
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""
@@ -322,15 +350,6 @@ class Counter:
             parts += [Part(colour, centre, min(confidence, 0.6))] * c
         return parts
 
-    def _with_dark_tops(self, parts: list[Part], tops: list[Part]) -> list[Part]:
-        """The tops found by outline, and the cubes of their paint found by pixels that lie
-        farther than TOP_APART cube edges from all of them (a lower cube in a pile shows no
-        whole outline)."""
-        colour = min(self.dark_colours)
-        near = (TOP_APART * self.cube_size) ** 2
-        return [p for p in parts if p.colour != colour or
-                all((p.centre[0] - t.centre[0]) ** 2 + (p.centre[1] - t.centre[1]) ** 2 > near for t in tops)] + tops
-
     def silhouette(self, centre: tuple[float, float]) -> float:
         """Expected silhouette area of one lone cube at a rectified position."""
         w, h = self.geometry.rect_size
@@ -361,15 +380,29 @@ class Counter:
         if (frame.shape[1], frame.shape[0]) != self.frame_size:
             raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
                               f"for {self.frame_size[0]}x{self.frame_size[1]}")
+        blobs, parts, candidates, rows = self.survey(frame)
+        parts += self._judged(candidates, rows)
+        n = len(self.model.names)
+        unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in blobs)
+        return self._result(parts, start, unknown_area > OBSTRUCTED_CUBES * self.cube_area)
+
+    def survey(self, frame: np.ndarray) -> tuple[list[Blob], list[Part], list[tuple[Part, int]], np.ndarray]:
+        """The frame's blobs, the cubes found in them, and on a tray where a paint passes
+        for the floor in shadow, that paint's candidate cubes to judge, as (part, source)
+        with their DARK_FEATURES (vision.dark); its cubes are then among those only."""
         rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
         parts = split_blobs(blobs, comps, coarse, n, self.top_area, [self.silhouette(b.centre) for b in blobs],
                             self.dim_colours, self.forest, self.shadow_gaps())
-        parts += self._lone_dark_cubes(rect, coarse, parts)
-        if self.dark_colours and self.outline_strength:
-            parts = self._with_dark_tops(parts, self._dark_tops(frame, rect, coarse))
-        unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in blobs)
-        return self._result(parts, start, unknown_area > OBSTRUCTED_CUBES * self.cube_area)
+        lone = self._lone_dark_cubes(rect, coarse, parts)
+        if not (self.dark_colours and self.outline_strength):
+            return blobs, parts + lone, [], np.zeros((0, len(DARK_FEATURES)))
+        colour = min(self.dark_colours)
+        rest = [p for p in parts if p.colour != colour]
+        named = np.array([p.centre for p in rest if p.colour is not None]).reshape(-1, 2)
+        candidates, rows = self._dark_candidates(frame, rect, coarse, [p for p in parts if p.colour == colour],
+                                                 lone, named)
+        return blobs, rest, candidates, rows
 
     def _result(self, parts, start, obstructed: bool) -> FrameCount:
         names = self.model.names

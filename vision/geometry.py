@@ -66,6 +66,8 @@ class TrayGeometry:
 
     def to_rect(self, points) -> np.ndarray:
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+        if len(pts) == 0:
+            return np.zeros((0, 2))
         return cv2.perspectiveTransform(pts, self.matrix).reshape(-1, 2)
 
     def to_image(self, points) -> np.ndarray:

@@ -14,7 +14,7 @@ import time
 import cv2
 import numpy as np
 
-from calibration import build_profile, make_counter
+from calibration import LEARNED, build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.commands.common import print_json
 from firmware.errors import FirmwareError
@@ -69,16 +69,16 @@ def _exact(result, truth: dict[str, int]) -> bool:
     return got == {c: n for c, n in truth.items() if n} and result.unknown == 0
 
 
-def table(seed: int, scenes: int, rules_only: bool = False):
+def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
     """One random table set-up: a counter calibrated on one frame of it, as a user would,
     and its scenes to count, `scenes` of each kind, as (kind, scene) pairs in the order
     they are drawn (a counter carries its light correction from frame to frame). Raises
-    CalibrationError when calibration refuses the frame. `rules_only`: see make_counter."""
+    CalibrationError when calibration refuses the frame. `learned`: see make_counter."""
     rng = np.random.default_rng(seed)
     setup = random_setup(rng)
     calib = _calibration_scene(setup, rng)
     profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
-    counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), rules_only)
+    counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
 
     def drawn():
         for kind in KINDS:

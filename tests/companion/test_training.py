@@ -1,10 +1,14 @@
-"""Growing the counter's forest on generated tables (companion.training, `companion train`)."""
+"""Growing the counter's forests on generated tables (companion.training, `companion train`)."""
 import numpy as np
 
 from companion.cli import main
-from companion.training import MOST, table_rows
+from companion.training import MOST, _matched, dark_rows, table_rows
+from vision.dark import DARK_FEATURES, OUTLINE
 from vision.forest import Forest
 from vision.split import FEATURES
+
+# A table where black passes for the floor in shadow, and one where no paint does.
+DARK_TABLE, PLAIN_TABLE = 504, 500
 
 
 def test_rows_of_a_table_carry_the_features_and_the_true_counts():
@@ -30,3 +34,39 @@ def test_companion_train_refuses_nonsense_sizes(tmp_path, capsys):
     out = tmp_path / "counts.npz"
     assert main(["train", "--setups", "0", "--output", str(out)]) == 2
     assert "--setups" in capsys.readouterr().err and not out.exists()
+
+
+def test_each_true_cube_takes_its_nearest_outline_and_its_nearest_other_candidate():
+    cubes = np.array([[10.0, 10.0], [40.0, 10.0]])
+    centres = [(11, 10), (10, 12), (13, 10), (40, 11), (70, 10)]
+    outline = [True, False, False, True, False]
+    # (13, 10) is farther from the first cube than (10, 12), the other pixel candidate there;
+    # (70, 10) is out of reach of every cube
+    assert _matched(centres, outline, cubes, reach=8) == [1, 1, 0, 1, 0]
+    assert _matched(centres, outline, np.zeros((0, 2)), reach=8) == [0] * 5
+
+
+def test_dark_rows_come_only_from_tables_where_a_paint_passes_for_shadow():
+    rows, truth, rules = dark_rows(DARK_TABLE, scenes=1)
+    assert rows.shape == (len(truth), len(DARK_FEATURES)) and len(truth) >= 4
+    assert set(truth) == {0, 1} and set(rules) <= {0, 1}
+    # the outlines are among them, and the rules keep every candidate that is not one
+    outline = rows[:, DARK_FEATURES.index("source")] == OUTLINE
+    assert outline.any() and rules[~outline].all()
+    assert len(dark_rows(PLAIN_TABLE, scenes=1)[0]) == 0
+
+
+def test_companion_train_grows_the_dark_judge(tmp_path, capsys):
+    out = tmp_path / "dark.npz"
+    assert main(["train", "--model", "dark", "--setups", "1", "--check", "0", "--seed", str(DARK_TABLE),
+                 "--trees", "3", "--depth", "4", "--workers", "1", "--output", str(out)]) == 0
+    assert "rows from 1 tables" in capsys.readouterr().out
+    forest = Forest.load(out)
+    assert forest.features == len(DARK_FEATURES) and set(forest.classes) == {0, 1}
+
+
+def test_companion_train_says_when_the_tables_give_nothing_to_learn(tmp_path, capsys):
+    out = tmp_path / "dark.npz"
+    assert main(["train", "--model", "dark", "--setups", "1", "--check", "0", "--seed", str(PLAIN_TABLE),
+                 "--workers", "1", "--output", str(out)]) == 2
+    assert "no rows to learn from" in capsys.readouterr().err and not out.exists()

@@ -1,0 +1,69 @@
+"""The cubes of a paint that passes for the floor in shadow, judged (vision.dark)."""
+import numpy as np
+import pytest
+
+from calibration import make_counter
+from tests.vision.scenes import calibrated, exact, scene
+from vision.dark import DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, dark_forest, merged, rule_keeps
+from vision.split import Part
+
+EDGE = 12.0
+
+
+def _row(source, confidence=1.0, paint=0.5, floor=1.0):
+    row = np.zeros(len(DARK_FEATURES))
+    for name, value in (("source", source), ("confidence", confidence), ("paint_distance", paint),
+                        ("floor_distance", floor)):
+        row[DARK_FEATURES.index(name)] = value
+    return row
+
+
+def test_a_cube_found_by_pixels_is_dropped_only_near_a_kept_outline():
+    top = Part(1, (50.0, 50.0), 0.9)
+    under = Part(1, (55.0, 52.0), 0.8)       # the same cube's pixels, off its top's middle
+    beside = Part(1, (50.0 + EDGE, 50.0), 0.8)   # the next cube along
+    assert merged([under, beside], [top], EDGE) == [beside, top]
+    assert merged([under, beside], [], EDGE) == [under, beside]
+
+
+def test_without_a_judge_pixels_and_lone_cubes_stay_and_outlines_need_strength_and_the_paint_colour():
+    rows = np.array([_row(PIXELS, 0.3, paint=3.0), _row(LONE, 0.4, paint=3.0),
+                     _row(OUTLINE, TOP_OUTLINE), _row(OUTLINE, TOP_OUTLINE - 0.01),
+                     _row(OUTLINE, 1.5, paint=1.2, floor=1.0)])
+    assert rule_keeps(rows).tolist() == [True, True, True, False, False]
+
+
+def test_the_shipped_judge_sees_the_features_the_counter_measures():
+    assert dark_forest().features == len(DARK_FEATURES)
+    assert set(dark_forest().classes) == {0, 1}
+
+
+@pytest.fixture(scope="module")
+def grey_tray():
+    setup, profile, _ = calibrated(47)
+    return setup, profile
+
+
+def test_every_black_cube_on_a_grey_tray_is_a_candidate_with_its_measures(grey_tray):
+    setup, profile = grey_tray
+    counter = make_counter(profile, (640, 480))
+    s = scene(setup, {"black": 3, "red": 2, "blue": 1}, "scattered", 7100)
+    blobs, parts, candidates, rows = counter.survey(s.image)
+    assert rows.shape == (len(candidates), len(DARK_FEATURES))
+    black = counter.model.names.index("black") + 1
+    assert all(p.colour == black for p, _ in candidates) and all(p.colour != black for p in parts)
+    assert set(rows[:, DARK_FEATURES.index("source")]) <= {PIXELS, LONE, OUTLINE}
+    near = np.array([p.centre for p, _ in candidates])
+    for cube in counter.geometry.to_rect([c.centre for c in s.cubes if c.colour == "black"]):
+        assert np.hypot(*(near - cube).T).min() < 0.7 * counter.cube_size
+
+
+@pytest.mark.parametrize("kind, seed", [("touching", 7101), ("touching", 7110), ("touching", 7123),
+                                        ("piles", 7105), ("piles", 7122)])
+def test_the_judge_counts_black_cubes_on_a_grey_tray_the_rules_get_wrong(grey_tray, kind, seed):
+    setup, profile = grey_tray
+    s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
+    judged = make_counter(profile, (640, 480)).count(s.image)
+    assert exact(judged, s.counts), (judged.counts, s.counts)
+    rules = make_counter(profile, (640, 480), learned=("counts",)).count(s.image)
+    assert rules.counts["black"] != 3
