@@ -105,13 +105,6 @@ _LEVELS[FLOOR] = 1.0
 _LEVELS[DARK_BASE:DARK_BASE + len(DARK_LEVELS) - 1] = [dark_level(v) for v in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1)]
 
 
-def _disc(shape: tuple[int, int], centre: tuple[float, float], radius: int) -> np.ndarray:
-    """A boolean image of `shape`, set in the disc round `centre`."""
-    disc = np.zeros(shape, np.uint8)
-    cv2.circle(disc, (int(round(centre[0])), int(round(centre[1]))), radius, 1, -1)
-    return disc > 0
-
-
 def _dim(colour: np.ndarray) -> bool:
     return colour.max() < DIM_LEVEL or (colour.mean() < DIM_MEAN and np.ptp(colour) < DIM_CHROMA)
 
@@ -200,16 +193,19 @@ class Counter:
             (cv2.blur(level, (k, k)) < (1 + self.dark_colours[colour]) / 2)
         scale = (self.fine.rect_size[0] / self.geometry.rect_size[0], self.fine.rect_size[1] / self.geometry.rect_size[1])
         # the outline pass is the costly part: only where a top may lie, and round the
-        # other candidates (their outline is measured too)
-        score = np.zeros_like(edges)
+        # other candidates (their outline is measured too), a window round each group of
+        # such pixels (shadows lie apart, in different corners of the tray)
+        asked = allowed.astype(np.uint8)
+        for p in pixels + lone:
+            cv2.circle(asked, (int(round(p.centre[0] * scale[0])), int(round(p.centre[1] * scale[1]))), 3, 1, -1)
         m = int(side) + 2
-        for where in [allowed] + [_disc(edges.shape, (p.centre[0] * scale[0], p.centre[1] * scale[1]), 3)
-                                  for p in pixels + lone]:
-            ys, xs = np.nonzero(where)
-            if len(xs):
-                x0, y0, x1, y1 = max(0, xs.min() - m), max(0, ys.min() - m), xs.max() + m + 1, ys.max() + m + 1
-                score[y0:y1, x0:x1] = np.maximum(score[y0:y1, x0:x1],
-                                                 outline_score(edges[y0:y1, x0:x1], side, where[y0:y1, x0:x1]))
+        groups, grouped, boxes, _ = cv2.connectedComponentsWithStats(cv2.dilate(asked, np.ones((m, m), np.uint8)))
+        score = np.zeros_like(edges)
+        for g in range(1, groups):
+            x, y, w, h, _ = boxes[g]
+            x0, y0, x1, y1 = max(0, x - m), max(0, y - m), x + w + m, y + h + m
+            where = (asked[y0:y1, x0:x1] > 0) & (grouped[y0:y1, x0:x1] == g)
+            score[y0:y1, x0:x1] = np.maximum(score[y0:y1, x0:x1], outline_score(edges[y0:y1, x0:x1], side, where))
         # a dim frame's noise makes edges everywhere: the outline must also stand out from them
         noise = TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE
         score /= max(self.outline_strength, noise)

@@ -74,9 +74,14 @@ def outline_score(edges: np.ndarray, side: float, where: np.ndarray | None = Non
 
 def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The image interpolated at (x, y), 0 outside, in rows as wide as remap takes."""
-    width = 4096
-    maps = [np.pad(v.astype(np.float32), (0, -len(v) % width)).reshape(-1, width) for v in (x, y)]
-    return cv2.remap(image, *maps, cv2.INTER_LINEAR).ravel()[:len(x)]
+    n = len(x)
+    width = max(1, min(n, 4096))
+    maps = []
+    for v in (x, y):
+        row = np.zeros(-(-n // width) * width, np.float32)
+        row[:n] = v
+        maps.append(row.reshape(-1, width))
+    return cv2.remap(image, *maps, cv2.INTER_LINEAR).ravel()[:n]
 
 
 def peaks(score: np.ndarray, threshold: float, spacing: float) -> list[tuple[float, float, float]]:
