@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.errors import VisionError
-from vision.forest import Forest
+from vision.forest import Forest, shipped
 from vision.split import Part
 
 # Without a judge, outlines count from this score on (in the clicked tops' edge strength).
@@ -59,11 +58,7 @@ DARK_FOREST = Path(__file__).with_name("models") / "dark.npz"
 @functools.cache
 def dark_forest() -> Forest:
     """The shipped judge, read once."""
-    forest = Forest.load(DARK_FOREST)
-    if forest.features != len(DARK_FEATURES):
-        raise VisionError(f"{DARK_FOREST} was grown on {forest.features} features, the counter has "
-                          f"{len(DARK_FEATURES)}: grow it again with `companion train --model dark`")
-    return forest
+    return shipped(DARK_FOREST, DARK_FEATURES, "dark")
 
 
 @dataclass(frozen=True)

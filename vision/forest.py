@@ -79,6 +79,16 @@ class Forest:
         return forest
 
 
+def shipped(path, features: tuple[str, ...], model: str) -> Forest:
+    """A forest the counter ships with, checked against the features the counter measures
+    now (`model`: its name for `companion train --model`)."""
+    forest = Forest.load(path)
+    if forest.features != len(features):
+        raise VisionError(f"{path} was grown on {forest.features} features, the counter has "
+                          f"{len(features)}: grow it again with `companion train --model {model}`")
+    return forest
+
+
 def grow(rows: np.ndarray, labels: np.ndarray, trees: int = 60, depth: int = 10, min_leaf: int = 3,
          features: int | None = None, seed: int = 0) -> Forest:
     """A forest of `trees` trees, each grown on a bootstrap sample to at most `depth`,

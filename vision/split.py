@@ -22,8 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.errors import VisionError
-from vision.forest import Forest
+from vision.forest import Forest, shipped
 from vision.segment import Blob
 
 # Round n + this fraction up: the lower cubes of a pile show only part of their top.
@@ -182,11 +181,7 @@ COUNT_FOREST = Path(__file__).with_name("models") / "counts.npz"
 @functools.cache
 def count_forest() -> Forest:
     """The shipped forest, read once."""
-    forest = Forest.load(COUNT_FOREST)
-    if forest.features != len(FEATURES):
-        raise VisionError(f"{COUNT_FOREST} was grown on {forest.features} features, the counter has "
-                          f"{len(FEATURES)}: grow it again with `companion train`")
-    return forest
+    return shipped(COUNT_FOREST, FEATURES, "counts")
 
 
 def colour_features(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from vision.errors import VisionError
-from vision.forest import Forest, grow
+from vision.forest import Forest, grow, shipped
 from vision.split import FEATURES, count_forest
 
 
@@ -57,3 +57,11 @@ def test_the_shipped_forest_reads_the_counters_features():
     forest = count_forest()
     assert forest.features == len(FEATURES)
     assert list(forest.classes) == list(range(len(forest.classes)))   # counts 0, 1, 2, ...
+
+
+def test_a_shipped_forest_grown_on_other_features_says_how_to_grow_it_again(tmp_path):
+    rows, labels = _xor(100, 5)
+    grow(rows, labels, trees=2, depth=3).save(tmp_path / "old.npz")
+    assert shipped(tmp_path / "old.npz", ("a", "b", "c"), "dark").features == 3
+    with pytest.raises(VisionError, match=r"old.npz was grown on 3 features, the counter has 4: .*--model dark"):
+        shipped(tmp_path / "old.npz", ("a", "b", "c", "d"), "dark")
