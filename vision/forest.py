@@ -68,9 +68,9 @@ class Forest:
         except OSError as e:
             raise VisionError(f"cannot read the forest in {path}: {e}") from None
         except KeyError as e:
-            raise VisionError(f"the forest in {path} lacks {e}: grow it again with `companion train`") from None
+            raise VisionError(f"the forest in {path} lacks {e}") from None
         except (ValueError, zipfile.BadZipFile):
-            raise VisionError(f"{path} is not a saved forest: grow it again with `companion train`") from None
+            raise VisionError(f"{path} is not a saved forest") from None
         n = len(forest.feature)
         if not all(len(a) == n for a in (forest.threshold, forest.left, forest.right, forest.value)) or \
                 forest.value.ndim != 2 or forest.value.shape[1] != len(forest.classes) or \
@@ -82,10 +82,13 @@ class Forest:
 def shipped(path, features: tuple[str, ...], model: str) -> Forest:
     """A forest the counter ships with, checked against the features the counter measures
     now (`model`: its name for `companion train --model`)."""
-    forest = Forest.load(path)
+    again = f"grow it again with `companion train --model {model}`"
+    try:
+        forest = Forest.load(path)
+    except VisionError as e:
+        raise VisionError(f"{e}: {again}") from None
     if forest.features != len(features):
-        raise VisionError(f"{path} was grown on {forest.features} features, the counter has "
-                          f"{len(features)}: grow it again with `companion train --model {model}`")
+        raise VisionError(f"{path} was grown on {forest.features} features, the counter has {len(features)}: {again}")
     return forest
 
 

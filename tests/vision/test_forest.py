@@ -63,5 +63,8 @@ def test_a_shipped_forest_grown_on_other_features_says_how_to_grow_it_again(tmp_
     rows, labels = _xor(100, 5)
     grow(rows, labels, trees=2, depth=3).save(tmp_path / "old.npz")
     assert shipped(tmp_path / "old.npz", ("a", "b", "c"), "dark").features == 3
-    with pytest.raises(VisionError, match=r"old.npz was grown on 3 features, the counter has 4: .*--model dark"):
+    with pytest.raises(VisionError, match=r"old.npz was grown on 3 features, the counter has 4: .*--model dark`"):
         shipped(tmp_path / "old.npz", ("a", "b", "c", "d"), "dark")
+    (tmp_path / "old.npz").write_bytes(b"PK damaged")
+    with pytest.raises(VisionError, match=r"old.npz is not a saved forest: grow it again with .*--model counts`"):
+        shipped(tmp_path / "old.npz", ("a", "b", "c"), "counts")
