@@ -191,7 +191,7 @@ class Counter:
         k = max(3, int(TOP_MIDDLE * side) | 1)
         allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & \
             (cv2.blur(level, (k, k)) < (1 + self.dark_colours[colour]) / 2)
-        scale = (self.fine.rect_size[0] / self.geometry.rect_size[0], self.fine.rect_size[1] / self.geometry.rect_size[1])
+        scale = tuple(f / r for f, r in zip(self.fine.rect_size, self.geometry.rect_size))
         # the outline pass is the costly part: only where a top may lie, and round the
         # other candidates (their outline is measured too), a window round each group of
         # such pixels (shadows lie apart, in different corners of the tray)

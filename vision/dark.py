@@ -106,7 +106,8 @@ def features(view: DarkView, candidates: list[tuple[Part, int]], distances: np.n
                      *_shares(_window(v.coarse, x, y, NEAR * edge), c, k),
                      *_shares(_window(v.coarse, x, y, AROUND * edge), c, k),
                      min(float(apart.min(initial=FAR)), FAR), neighbours, v.shadow_level - v.paint_level, v.noise,
-                     min(x, y, w - x, h - y, FAR * edge) / edge, float(_window(v.edges, fx, fy, MIDDLE * edge * v.scale[0]).mean()),
+                     min(x, y, w - x, h - y, FAR * edge) / edge,
+                     float(_window(v.edges, fx, fy, MIDDLE * edge * v.scale[0]).mean()),
                      float(np.percentile(light, 10)), float(light.std())])
     return np.array(rows, dtype=np.float64).reshape(-1, len(DARK_FEATURES))
 
