@@ -72,8 +72,12 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
         areas[b] += a
         sums[b] += piece_centres[p] * a
     if given.any():
-        comps = np.where(loose > 0, given[pieces], comps)
-        per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
+        joined = given[pieces]
+        comps = np.where(loose > 0, joined, comps)
+        # the joined pieces' pixels added to their blobs' classes (the rest stays as counted)
+        at = joined > 0
+        added = np.bincount(joined[at] * classes + coarse[at], minlength=n * classes)
+        per_class = per_class + added.reshape(n, classes)
     return comps, [Blob(int(i), int(areas[i]), tuple(int(v) for v in boxes[i]),
                         (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])), per_class[i])
                    for i in np.nonzero(kept)[0]]
