@@ -132,9 +132,12 @@ def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int
     out(f"grown: {trees} trees, {len(forest.feature)} nodes, in {time.perf_counter() - start:.0f} s")
     if check:
         rows, truth, rules = dataset(model, seed + setups, check, workers)
-        got = forest.predict(rows)[0] if len(rows) else truth
-        out(f"check ({check} more tables, {len(rows)} rows): right by the rules "
-            f"{100 * np.mean(rules == truth):.1f}%, by the forest {100 * np.mean(got == truth):.1f}%")
+        if len(rows):
+            got = forest.predict(rows)[0]
+            out(f"check ({check} more tables, {len(rows)} rows): right by the rules "
+                f"{100 * np.mean(rules == truth):.1f}%, by the forest {100 * np.mean(got == truth):.1f}%")
+        else:
+            out(f"check ({check} more tables): no rows to check on")
     forest.save(output)
     out(f"saved {output}")
     return forest

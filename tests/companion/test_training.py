@@ -58,9 +58,11 @@ def test_dark_rows_come_only_from_tables_where_a_paint_passes_for_shadow():
 
 def test_companion_train_grows_the_dark_judge(tmp_path, capsys):
     out = tmp_path / "dark.npz"
-    assert main(["train", "--model", "dark", "--setups", "1", "--check", "0", "--seed", str(DARK_TABLE),
+    # (the table after it has no paint that passes for shadow: nothing to check on)
+    assert main(["train", "--model", "dark", "--setups", "1", "--check", "1", "--seed", str(DARK_TABLE),
                  "--trees", "3", "--depth", "4", "--workers", "1", "--output", str(out)]) == 0
-    assert "rows from 1 tables" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "rows from 1 tables" in text and "check (1 more tables): no rows to check on" in text
     forest = Forest.load(out)
     assert forest.features == len(DARK_FEATURES) and set(forest.classes) == {0, 1}
 
