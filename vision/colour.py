@@ -52,7 +52,10 @@ def _bin_centres() -> np.ndarray:
     return (edges[:-1] + edges[1:]) / 2
 
 
-_QUANTISE = np.minimum((np.sqrt(np.arange(256) / 256.0) * BINS).astype(np.uint8), BINS - 1)
+_QUANTISE = np.minimum((np.sqrt(np.arange(256) / 256.0) * BINS).astype(np.uint16), BINS - 1)
+# Each channel's bin as its part of the table index (B, G, R), so that a pixel's index is
+# the sum of its channels' (BINS**3 < 2**16): one 16-bit lookup and a sum per pixel.
+_INDEX = np.stack([_QUANTISE * BINS * BINS, _QUANTISE * BINS, _QUANTISE], axis=1).reshape(256, 1, 3)
 
 
 def prototypes(samples: np.ndarray, k: int = PROTOTYPES) -> np.ndarray:
@@ -149,7 +152,7 @@ class FloorField:
 
     def normalise(self, image: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
         scale = self.scale() if scale is None else scale
-        return cv2.convertScaleAbs(cv2.multiply(image.astype(np.float32), scale))
+        return cv2.multiply(image, scale, dtype=cv2.CV_8U)
 
 
 class ColourModel:
@@ -199,6 +202,4 @@ class ColourModel:
 
     def classify(self, normalised: np.ndarray) -> np.ndarray:
         """Label image (uint8) of a normalised BGR image."""
-        q = cv2.LUT(normalised, _QUANTISE)
-        idx = q.astype(np.int32)
-        return self.table[(idx[..., 0] * BINS + idx[..., 1]) * BINS + idx[..., 2]]
+        return self.table[cv2.transform(cv2.LUT(normalised, _INDEX), np.ones((1, 3)))]

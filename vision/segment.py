@@ -51,11 +51,13 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     foreground &= cv2.dilate(core, np.ones((k, k), np.uint8))
     n, comps, stats, centroids = cv2.connectedComponentsWithStats(foreground, connectivity=4)
     h, w = coarse.shape
-    band = EDGE_BAND
-    inner = np.bincount(comps[band:h - band, band:w - band].ravel(), minlength=n)
+    e = EDGE_BAND
+    in_band = sum(np.bincount(strip.ravel(), minlength=n)
+                  for strip in (comps[:e], comps[h - e:], comps[e:h - e, :e], comps[e:h - e, w - e:]))
+    inner = stats[:, cv2.CC_STAT_AREA] - in_band
     kept = (stats[:, cv2.CC_STAT_AREA] >= MIN_BLOB_FRACTION * cube_area) & (inner >= EDGE_INNER * cube_area)
     kept[0] = False
-    comps = np.where(kept[comps], comps, 0).astype(np.int32)
+    comps = np.take(np.where(kept, np.arange(n, dtype=np.int32), 0), comps)
     classes = 2 * n_colours + 3
     per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
     # the pieces of cube pixels outside the blobs

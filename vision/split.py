@@ -16,6 +16,7 @@ it (FEATURES) and was taught the true counts.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,9 +71,9 @@ class Part:
 
 def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
     """Number of cubes that explain `area` (at least one), and a confidence 0..1 in that number."""
-    ratio = area / unit
-    n = max(int(np.floor(ratio)) + (1 if ratio - np.floor(ratio) >= ROUND_UP_FROM else 0), 1)
-    confidence = float(np.clip(1.0 - 2.0 * abs(ratio - n) / max(1.0, n ** 0.5), 0.0, 1.0))
+    ratio = float(area / unit)
+    n = max(math.floor(ratio) + (1 if ratio - math.floor(ratio) >= ROUND_UP_FROM else 0), 1)
+    confidence = min(max(1.0 - 2.0 * abs(ratio - n) / max(1.0, n ** 0.5), 0.0), 1.0)
     return n, confidence
 
 
@@ -335,8 +336,7 @@ def _length(mask: np.ndarray, top_area: float) -> float:
 def _rect_sides(mask: np.ndarray) -> tuple[float, float]:
     """Long and short side (px, counting whole pixels) of the smallest rectangle, at any
     angle, round a mask's pixels."""
-    ys, xs = np.nonzero(mask)
-    (_, _), (a, b), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    (_, _), (a, b), _ = cv2.minAreaRect(cv2.findNonZero(mask.view(np.uint8)))
     return max(a, b) + 1, min(a, b) + 1
 
 
