@@ -137,6 +137,7 @@ class Counter:
         self.visible = cv2.erode(np.pad(visible, 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
         self.visible_area = int(np.count_nonzero(self.visible))
         self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
+        self.edge_pixels = np.flatnonzero(self.edge)
         # where a cube's centre can be: half a cube in from the visible floor's edge
         k = max(3, int(round(self.cube_size / 2)) | 1)
         self.inner = cv2.erode(self.visible, np.ones((k, k), np.uint8))
@@ -261,14 +262,14 @@ class Counter:
         # (areas by bincount: OpenCV's statistics cost more than the labelling)
         n, comps = cv2.connectedComponents(dark, connectivity=8)
         at_edge = np.zeros(n, bool)
-        at_edge[comps[self.edge]] = True
+        at_edge[comps.take(self.edge_pixels)] = True
         walls = np.nonzero(at_edge & (np.bincount(comps.ravel(), minlength=n) >= 2 * self.cube_area))[0]
         walls = walls[walls > 0]
         if len(walls) == 0:
             return labels
         is_wall = np.zeros(n, bool)
         is_wall[walls] = True
-        shadow = is_wall[comps]
+        shadow = is_wall.take(comps)
         levels = cv2.LUT(labels, _LEVELS)
         self.shadow_level = float(np.median(levels[shadow][::7]))
         weight = ((labels == FLOOR) | shadow).astype(np.float32)

@@ -62,23 +62,25 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
     # the pieces of cube pixels outside the blobs
     loose = ((coarse != FLOOR) & (comps == 0)).astype(np.uint8)
-    count, pieces, piece_stats, piece_centres = cv2.connectedComponentsWithStats(loose, connectivity=8)
+    count, pieces = cv2.connectedComponents(loose, connectivity=8)
     given = _fragment_owners(comps, coarse, pieces, count, n_colours, per_class[:, 1:n_colours + 1],
                              FRAGMENT_REACH * cube_size, FRAGMENT_TOP * cube_size ** 2)
     boxes, areas = stats[:, :4].copy(), stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     sums = centroids * areas[:, None]
-    for p in np.nonzero(given)[0]:
-        b, (x, y, pw, ph, a) = given[p], piece_stats[p]
-        x0, y0 = min(boxes[b, 0], x), min(boxes[b, 1], y)
-        boxes[b] = x0, y0, max(boxes[b, 0] + boxes[b, 2], x + pw) - x0, max(boxes[b, 1] + boxes[b, 3], y + ph) - y0
-        areas[b] += a
-        sums[b] += piece_centres[p] * a
     if given.any():
-        joined = given[pieces]
+        joined = given.take(pieces)
         comps = np.where(loose > 0, joined, comps)
-        # the joined pieces' pixels added to their blobs' classes (the rest stays as counted)
-        at = joined > 0
-        added = np.bincount(joined[at] * classes + coarse[at], minlength=n * classes)
+        # the joined pieces' pixels added to their blobs' boxes, areas and classes
+        ys, xs = np.nonzero(joined)
+        owner = joined[ys, xs]
+        for b in np.unique(owner):
+            bx, by = xs[owner == b], ys[owner == b]
+            x0, y0 = min(boxes[b, 0], bx.min()), min(boxes[b, 1], by.min())
+            boxes[b] = (x0, y0, max(boxes[b, 0] + boxes[b, 2], bx.max() + 1) - x0,
+                        max(boxes[b, 1] + boxes[b, 3], by.max() + 1) - y0)
+            areas[b] += len(bx)
+            sums[b] += bx.sum(), by.sum()
+        added = np.bincount(owner * classes + coarse[ys, xs], minlength=n * classes)
         per_class = per_class + added.reshape(n, classes)
     return comps, [Blob(int(i), int(areas[i]), tuple(int(v) for v in boxes[i]),
                         (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])), per_class[i])
