@@ -283,9 +283,13 @@ class Counter:
         light = cv2.resize(np.clip(light, 0.3, 1.0), (w, h), interpolation=cv2.INTER_LINEAR)
         scale = self.field.scale() / cv2.merge([light, light, light])
         lifted = self.model.classify(self.field.normalise(rect, scale))
-        # The light is smooth, so near a shadow's edge a cube in the open is lifted too:
-        # where that makes a cube's colour unknown, the open light's colour stands.
-        return np.where((lifted == UNKNOWN) & (labels != FLOOR) & (labels < DARK_BASE), labels, lifted)
+        # The light is smooth, so near a shadow's edge a cube in the open is lifted too,
+        # and so is a pile's lit top above its own shadow: where the lift makes a cube's
+        # colour unknown, or turns a top of a paint into that paint's side (too bright
+        # for a top), the open light's label stands.
+        tops = (labels >= 1) & (labels <= len(self.model.names))
+        overlit = tops & (lifted == labels + SIDE_BASE)
+        return np.where(overlit | (lifted == UNKNOWN) & (labels != FLOOR) & (labels < DARK_BASE), labels, lifted)
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
         """Coarse labels: FLOOR (lit or shadow), 1..K tops of colour k, K+k its other faces,
