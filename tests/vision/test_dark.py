@@ -58,8 +58,8 @@ def test_every_black_cube_on_a_grey_tray_is_a_candidate_with_its_measures(grey_t
         assert np.hypot(*(near - cube).T).min() < 0.7 * counter.cube_size
 
 
-@pytest.mark.parametrize("kind, seed", [("touching", 7101), ("touching", 7110), ("touching", 7123),
-                                        ("piles", 7105), ("piles", 7122)])
+@pytest.mark.parametrize("kind, seed", [("touching", 7101), ("touching", 7110), ("touching", 7127),
+                                        ("piles", 7105), ("piles", 7119)])
 def test_the_judge_counts_black_cubes_on_a_grey_tray_the_rules_get_wrong(grey_tray, kind, seed):
     setup, profile = grey_tray
     s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
