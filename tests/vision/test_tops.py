@@ -50,23 +50,23 @@ def test_peaks_keep_the_strongest_point_of_each_place():
     assert len(peaks(score, 0.7, 5)) == 1
 
 
-@pytest.mark.parametrize("j", [0, 2])
-def test_black_cubes_touching_others_on_a_grey_tray_are_counted(j):
+def test_black_cubes_touching_others_on_a_grey_tray_are_counted():
     setup, profile, _ = calibrated(47)
     counter = make_counter(profile, (640, 480))
     assert counter.dark_colours, "black must pass for shadow on this grey tray"
-    s = scene(setup, {"black": 3, "red": 1, "blue": 1}, "touching", 7000 + j)
-    result = counter.count(s.image)
-    assert exact(result, s.counts), (result.counts, s.counts)
-    # each black cube found where one lies
-    truth = np.array([c.centre for c in s.cubes if c.colour == "black"])
-    for cube in result.cubes:
-        if cube.colour == "black":
-            assert np.hypot(*(truth - cube.centre).T).min() < 8
-    # without the outlines (a profile from before them) the counter misses some
+    scenes = [scene(setup, {"black": 3, "red": 1, "blue": 1}, "touching", 7000 + j) for j in range(12)]
+    results = [counter.count(s.image) for s in scenes]
+    # not all yet: three in twelve of these scenes lose a black cube (see the README's known limit)
+    assert sum(exact(r, s.counts) for r, s in zip(results, scenes)) >= 9
+    for result, s in zip(results, scenes):
+        # each black cube found where one lies
+        truth = np.array([c.centre for c in s.cubes if c.colour == "black"])
+        for cube in result.cubes:
+            if cube.colour == "black":
+                assert np.hypot(*(truth - cube.centre).T).min() < 8
+    # without the outlines (a profile from before them) the counter misses black cubes in all
     old = make_counter(replace(profile, outline_strength=None), (640, 480))
-    assert old.count(s.image).counts["black"] < 3
-
+    assert all(old.count(s.image).counts["black"] < 3 for s in scenes)
 
 
 def _turned_whole(edges: np.ndarray, side: float) -> np.ndarray:
