@@ -42,13 +42,13 @@ class Forest:
             raise VisionError(f"the forest needs rows of {self.features} numbers, got shape {rows.shape}")
         node = np.repeat(self.roots[:, None], len(rows), axis=1)       # trees x rows
         at = np.arange(len(rows))[None, :]
+        # A leaf's children are itself (and its feature, LEAF, reads some column), so the
+        # rows that reached a leaf stay there while the others go down.
         while True:
             f = self.feature[node]
-            inner = f != LEAF
-            if not inner.any():
+            if (f == LEAF).all():
                 break
-            go_left = rows[at, np.where(inner, f, 0)] <= self.threshold[node]
-            node = np.where(inner, np.where(go_left, self.left[node], self.right[node]), node)
+            node = np.where(rows[at, f] <= self.threshold[node], self.left[node], self.right[node])
         return self.value[node].mean(axis=0)
 
     def predict(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -72,9 +72,11 @@ class Forest:
         except (ValueError, zipfile.BadZipFile):
             raise VisionError(f"{path} is not a saved forest") from None
         n = len(forest.feature)
+        leaves = np.flatnonzero(forest.feature == LEAF)
         if not all(len(a) == n for a in (forest.threshold, forest.left, forest.right, forest.value)) or \
                 forest.value.ndim != 2 or forest.value.shape[1] != len(forest.classes) or \
-                forest.feature.max(initial=0) >= forest.features:
+                forest.feature.max(initial=0) >= forest.features or \
+                np.any(forest.left[leaves] != leaves) or np.any(forest.right[leaves] != leaves):
             raise VisionError(f"the forest in {path} is inconsistent")
         return forest
 

@@ -221,6 +221,7 @@ def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: i
     tops = pixels[1:k + 1] / top_area
     counts: dict[int, tuple[int, float]] = {}
     corners = []
+    masks = functools.cache(lambda c: _blob_masks(comps, coarse, blob, c, k))   # several rules look at them
     for c in range(1, k + 1):
         top = tops[c - 1]
         silhouette = (pixels[c] + pixels[k + c]) / cube_area
@@ -232,23 +233,23 @@ def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: i
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
         if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6 and \
-                _solid(_blob_masks(comps, coarse, blob, c, k)[1], top_area, 0.5) < DIM_SOLID:
+                _solid(masks(c)[1], top_area, 0.5) < DIM_SOLID:
             continue
         n, confidence = cubes_in_area(size, 1.0)
         if top >= 2 * MIN_TOP_PIECE:
             # Separate tops of one colour are separate cubes (a cube resting on two
             # others of its colour splits their visible tops apart).
-            pieces = _top_pieces(_blob_masks(comps, coarse, blob, c, k)[0], top_area)[c not in dim]
+            pieces = _top_pieces(masks(c)[0], top_area)[c not in dim]
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         # (a region is no longer than the diagonal of the blob's box: most blobs are too short)
         if n == 1 and c not in dim and np.hypot(*blob.box[2:]) + 1 >= LONG_SILHOUETTE * top_area ** 0.5 \
-                and _length(_blob_masks(comps, coarse, blob, c, k)[1], top_area) >= LONG_SILHOUETTE:
+                and _length(masks(c)[1], top_area) >= LONG_SILHOUETTE:
             n, confidence = 2, min(confidence, 0.6)
         counts[c] = (n, confidence)
     if counts:
         for c in corners:
-            if _solid(_blob_masks(comps, coarse, blob, c, k)[0], top_area, 0.2) >= MIN_HIDDEN_CORE:
+            if _solid(masks(c)[0], top_area, 0.2) >= MIN_HIDDEN_CORE:
                 counts[c] = (1, 0.5)
     return counts
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from vision.errors import VisionError
-from vision.forest import Forest, grow, shipped
+from vision.forest import LEAF, Forest, grow, shipped
 from vision.split import FEATURES, count_forest
 
 
@@ -51,6 +51,13 @@ def test_a_broken_forest_file_is_named(tmp_path):
     (tmp_path / "short.npz").write_bytes((tmp_path / "short.npz").read_bytes()[:200])
     with pytest.raises(VisionError, match="short.npz is not a saved forest"):
         Forest.load(tmp_path / "short.npz")
+    # a leaf whose child is another node would send rows on from it
+    leaf = int(np.flatnonzero(forest.feature == LEAF)[0])
+    arrays = {k: getattr(forest, k) for k in forest.__dataclass_fields__}
+    arrays["left"] = np.where(np.arange(len(forest.left)) == leaf, forest.roots[0], forest.left)
+    np.savez(tmp_path / "loose.npz", **arrays)
+    with pytest.raises(VisionError, match="loose.npz is inconsistent"):
+        Forest.load(tmp_path / "loose.npz")
 
 
 def test_the_shipped_forest_reads_the_counters_features():
