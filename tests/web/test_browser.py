@@ -388,11 +388,15 @@ def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, 
     page.click("#new-submit")
     page.wait_for_selector("#now:has-text('Round 1')")
     assert server.get("/api/state")[1]["physical_dice"] is True
+    # Step until the server asks for a roll; each click waits for the step before it to be
+    # answered (on a busy machine the page can lag behind the server by more than a guess).
     for _ in range(4):
-        if page.is_visible("#automaton-dice"):
+        turn = server.get("/api/state")[1]["automaton"]
+        if turn and turn["status"] == "needs_roll":
             break
-        page.click("#automaton-next")
-        page.wait_for_timeout(300)
+        page.wait_for_selector("#automaton-next:enabled")
+        with page.expect_response(lambda r: r.request.method == "POST"):
+            page.click("#automaton-next")
     page.wait_for_selector("#automaton-dice:visible")
     turn = server.get("/api/state")[1]["automaton"]
     assert turn["status"] == "needs_roll" and page.inner_text("#automaton-text") == turn["text"]
