@@ -74,7 +74,8 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
         ys, xs = np.nonzero(joined)
         owner = joined[ys, xs]
         for b in np.unique(owner):
-            bx, by = xs[owner == b], ys[owner == b]
+            mine = owner == b
+            bx, by = xs[mine], ys[mine]
             x0, y0 = min(boxes[b, 0], bx.min()), min(boxes[b, 1], by.min())
             boxes[b] = (x0, y0, max(boxes[b, 0] + boxes[b, 2], bx.max() + 1) - x0,
                         max(boxes[b, 1] + boxes[b, 3], by.max() + 1) - y0)

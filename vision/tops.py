@@ -76,11 +76,7 @@ def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The image interpolated at (x, y), 0 outside, in rows as wide as remap takes."""
     n = len(x)
     width = max(1, min(n, 4096))
-    maps = []
-    for v in (x, y):
-        row = np.zeros(-(-n // width) * width, np.float32)
-        row[:n] = v
-        maps.append(row.reshape(-1, width))
+    maps = [np.pad(v.astype(np.float32), (0, -n % width)).reshape(-1, width) for v in (x, y)]
     return cv2.remap(image, *maps, cv2.INTER_LINEAR).ravel()[:n]
 
 
