@@ -22,7 +22,7 @@ from companion.benchmarks.vision import table
 from companion.errors import CompanionError
 from vision.dark import DARK_FEATURES, OUTLINE, rule_keeps
 from vision.forest import Forest, grow
-from vision.split import FEATURES, feature_rows, rule_counts
+from vision.split import FEATURES, blob_pixels, feature_rows, rule_counts
 
 TRAIN_SEED = 200_000
 # Counts above this are rare enough in one blob to be learnt as this.
@@ -55,8 +55,9 @@ def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.n
     for _, scene in drawn:
         _, coarse, comps, blobs = counter.blobs(scene.image)
         units = [counter.silhouette(b.centre) for b in blobs]
-        counts = rule_counts(blobs, comps, coarse, n, counter.top_area, units, counter.dim_colours)
-        found, where = feature_rows(blobs, comps, coarse, n, counter.top_area, units, counter.dim_colours, counts,
+        pixels = blob_pixels(blobs, comps, coarse, n, counter.top_area)
+        counts = rule_counts(blobs, pixels, n, counter.top_area, units, counter.dim_colours)
+        found, where = feature_rows(blobs, pixels, n, counter.top_area, units, counter.dim_colours, counts,
                                     counter.shadow_gaps())
         owner = [(_blob_of(counter, comps, cube.centre), cube.colour) for cube in scene.cubes]
         for row, (i, c) in zip(found, where):

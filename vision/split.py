@@ -87,16 +87,17 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     floor). The rules below give each colour's count in a blob; a `forest` (grown on
     generated scenes, see FEATURES) then decides each count from those rules' answer and
     the measures behind them, and its vote share is the count's confidence."""
-    counts = rule_counts(blobs, comps, coarse, n_colours, top_area, units, dim)
+    pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
+    counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
     if forest is not None:
-        rows, where = feature_rows(blobs, comps, coarse, n_colours, top_area, units, dim, counts, gaps or {})
+        rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {})
         if rows:
             for (i, c), n, share in zip(where, *forest.predict(np.array(rows))):
                 if n > 0:
                     counts[i][c] = (int(n), float(share))
                 else:
                     counts[i].pop(c, None)
-    parts = [_parts(blob, comps, coarse, n_colours, unit, cnt) for blob, unit, cnt in zip(blobs, units, counts)]
+    parts = [_parts(blob, px, n_colours, unit, cnt) for blob, px, unit, cnt in zip(blobs, pixels, units, counts)]
     named = np.array([p.centre for ps in parts for p in ps if p.colour is not None]).reshape(-1, 2)
     reach = SHADOW_REACH * top_area ** 0.5
     # a blob that is unknown only for its dark parts, beside a named cube, is its shadow
@@ -113,26 +114,90 @@ def _within(box: tuple[int, int, int, int], points: np.ndarray, reach: float) ->
     return bool(np.any(dx * dx + dy * dy <= reach * reach))
 
 
-def rule_counts(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
+class ColourPixels:
+    """One colour's pixels in a blob, as uint8 masks over the blob's box: its tops (`top`)
+    and its tops and other faces (`faces`), with their measures (in tops and cube edges),
+    each taken once: the rules and the forest's features look at the same ones."""
+
+    def __init__(self, top: np.ndarray, faces: np.ndarray, top_area: float):
+        self.top, self.faces, self.top_area = top, faces, top_area
+
+    @functools.cached_property
+    def solid_top_fifth(self) -> float:
+        return _solid(self.top, self.top_area, 0.2)
+
+    @functools.cached_property
+    def solid_top_half(self) -> float:
+        return _solid(self.top, self.top_area, 0.5)
+
+    @functools.cached_property
+    def solid_half(self) -> float:
+        return _solid(self.faces, self.top_area, 0.5)
+
+    @functools.cached_property
+    def top_pieces(self) -> tuple[int, int]:
+        return _top_pieces(self.top, self.top_area)
+
+    @functools.cached_property
+    def length(self) -> float:
+        return _length(self.faces, self.top_area)
+
+    @functools.cached_property
+    def top_length(self) -> float:
+        return _length(self.top, self.top_area)
+
+    @functools.cached_property
+    def pieces(self) -> np.ndarray:
+        """Areas of the separate pieces of its faces, largest first (in tops)."""
+        return np.sort(_piece_areas(self.faces))[::-1] / self.top_area
+
+
+class BlobPixels:
+    """One blob's pixels and coarse labels over its box, and its colours' ColourPixels."""
+
+    def __init__(self, blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float):
+        x, y, w, h = blob.box
+        self.inside = comps[y:y + h, x:x + w] == blob.index
+        self.window = coarse[y:y + h, x:x + w]
+        self.n_colours, self.top_area = n_colours, top_area
+        self._colours: dict[int, ColourPixels] = {}
+
+    def colour(self, c: int) -> ColourPixels:
+        if c not in self._colours:
+            top = self.inside & (self.window == c)
+            faces = top | self.inside & (self.window == self.n_colours + c)
+            self._colours[c] = ColourPixels(top.view(np.uint8), faces.view(np.uint8), self.top_area)
+        return self._colours[c]
+
+    @functools.cached_property
+    def shape(self) -> tuple[float, float]:
+        """The blob's length and width in cube edges."""
+        return tuple(side / self.top_area ** 0.5 for side in _rect_sides(self.inside))
+
+
+def blob_pixels(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int,
+                top_area: float) -> list[BlobPixels]:
+    """The BlobPixels of each blob (`comps`: the component image, `coarse` the labels)."""
+    return [BlobPixels(b, comps, coarse, n_colours, top_area) for b in blobs]
+
+
+def rule_counts(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top_area: float,
                 units: list[float], dim: frozenset) -> list[dict[int, tuple[int, float]]]:
     """Per blob, cubes per colour (count, confidence) by the rules alone."""
-    return [_rule_counts(b, comps, coarse, n_colours, top_area, u, dim) for b, u in zip(blobs, units)]
+    return [_rule_counts(b, px, n_colours, top_area, u, dim) for b, px, u in zip(blobs, pixels, units)]
 
 
-def feature_rows(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
+def feature_rows(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top_area: float,
                  units: list[float], dim: frozenset, counts: list[dict[int, tuple[int, float]]],
                  gaps: dict[int, float]) -> tuple[list[list[float]], list[tuple[int, int]]]:
     """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each
     row (`counts`: the rules' counts; `gaps`: see split_blobs)."""
     rows, where = [], []
-    for i, (blob, unit) in enumerate(zip(blobs, units)):
+    for i, (blob, px, unit) in enumerate(zip(blobs, pixels, units)):
         if _one_plain_cube(blob, n_colours, top_area, unit, counts[i]):
             continue
-        x, y, w, h = blob.box
-        shape = tuple(side / top_area ** 0.5 for side in _rect_sides(comps[y:y + h, x:x + w] == blob.index))
         for c in range(1, n_colours + 1):
-            row = colour_features(blob, comps, coarse, n_colours, top_area, unit, dim, c, counts[i], shape,
-                                  gaps.get(c, NO_GAP))
+            row = colour_features(blob, px, n_colours, top_area, unit, dim, c, counts[i], gaps.get(c, NO_GAP))
             if row is not None:
                 rows.append(row)
                 where.append((i, c))
@@ -185,12 +250,10 @@ def count_forest() -> Forest:
     return shipped(COUNT_FOREST, FEATURES, "counts")
 
 
-def colour_features(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
-                    cube_area: float, dim: frozenset, colour: int, rules: dict[int, tuple[int, float]],
-                    shape: tuple[float, float], gap: float) -> list[float] | None:
-    """The FEATURES of `colour` in `blob` (`rules`: the blob's counts by the rules;
-    `shape`: its length and width in cube edges; `gap`: the paint's shadow gap), None where
-    it shows (almost) nothing."""
+def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
+                    dim: frozenset, colour: int, rules: dict[int, tuple[int, float]], gap: float) -> list[float] | None:
+    """The FEATURES of `colour` in `blob` (`rules`: the blob's counts by the rules; `gap`:
+    the paint's shadow gap), None where it shows (almost) nothing."""
     k, c = n_colours, colour
     px = blob.class_pixels.astype(float)
     tops = px[1:k + 1] / top_area
@@ -199,32 +262,27 @@ def colour_features(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours
         return None
     other = np.delete(tops, c - 1)
     mine = rules.get(c, (0, 0.0))[0]
-    top_mask, mask = _blob_masks(comps, coarse, blob, c, k)
-    pieces = np.sort(_piece_areas(mask))[::-1] / top_area
-    return [top, side, (px[c] + px[k + c]) / cube_area,
-            _solid(top_mask, top_area, 0.2), _solid(top_mask, top_area, 0.5), _solid(mask, top_area, 0.5),
-            *_top_pieces(top_mask, top_area),
-            _length(mask, top_area), _length(top_mask, top_area),
-            mine, other.sum(), other.max(initial=0.0), blob.area / cube_area,
+    m = pixels.colour(c)
+    pieces = m.pieces
+    return [top, side, (px[c] + px[k + c]) / cube_area, m.solid_top_fifth, m.solid_top_half, m.solid_half,
+            *m.top_pieces, m.length, m.top_length, mine, other.sum(), other.max(initial=0.0), blob.area / cube_area,
             px[2 * k + 2] / cube_area, px[2 * k + 1] / cube_area, float(c in dim), float((tops >= 0.1).sum()),
             sum(n for colour, (n, _) in rules.items() if colour != c), float((pieces >= 0.2).sum()),
             pieces[0] if len(pieces) else 0.0, pieces[1] if len(pieces) > 1 else 0.0,
-            *shape, gap]
+            *pixels.shape, gap]
 
 
-def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
-                 cube_area: float, dim: frozenset) -> dict[int, tuple[int, float]]:
+def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
+                 dim: frozenset) -> dict[int, tuple[int, float]]:
     """Cubes per colour (count, confidence) in one blob by the rules above."""
     k = n_colours
-    unknown, dark_part = 2 * k + 1, 2 * k + 2
-    pixels = blob.class_pixels.astype(float)
-    tops = pixels[1:k + 1] / top_area
+    px = blob.class_pixels.astype(float)
+    tops = px[1:k + 1] / top_area
     counts: dict[int, tuple[int, float]] = {}
     corners = []
-    masks = functools.cache(lambda c: _blob_masks(comps, coarse, blob, c, k))   # several rules look at them
     for c in range(1, k + 1):
         top = tops[c - 1]
-        silhouette = (pixels[c] + pixels[k + c]) / cube_area
+        silhouette = (px[c] + px[k + c]) / cube_area
         # A cube shows at least its top or its silhouette in full; piles hide part of both.
         size = max(top, silhouette)
         if size < MIN_FRACTION:
@@ -233,42 +291,41 @@ def _rule_counts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: i
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
         if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6 and \
-                _solid(masks(c)[1], top_area, 0.5) < DIM_SOLID:
+                pixels.colour(c).solid_half < DIM_SOLID:
             continue
         n, confidence = cubes_in_area(size, 1.0)
         if top >= 2 * MIN_TOP_PIECE:
             # Separate tops of one colour are separate cubes (a cube resting on two
             # others of its colour splits their visible tops apart).
-            pieces = _top_pieces(masks(c)[0], top_area)[c not in dim]
+            pieces = pixels.colour(c).top_pieces[c not in dim]
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         # (a region is no longer than the diagonal of the blob's box: most blobs are too short)
         if n == 1 and c not in dim and np.hypot(*blob.box[2:]) + 1 >= LONG_SILHOUETTE * top_area ** 0.5 \
-                and _length(masks(c)[1], top_area) >= LONG_SILHOUETTE:
+                and pixels.colour(c).length >= LONG_SILHOUETTE:
             n, confidence = 2, min(confidence, 0.6)
         counts[c] = (n, confidence)
     if counts:
         for c in corners:
-            if _solid(masks(c)[0], top_area, 0.2) >= MIN_HIDDEN_CORE:
+            if pixels.colour(c).solid_top_fifth >= MIN_HIDDEN_CORE:
                 counts[c] = (1, 0.5)
     return counts
 
 
-def _parts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, cube_area: float,
+def _parts(blob: Blob, pixels: BlobPixels, n_colours: int, cube_area: float,
            counts: dict[int, tuple[int, float]]) -> list[Part]:
     """The cubes of each colour placed in the blob, and its unknown pixels as unknown cubes."""
     k = n_colours
     unknown, dark_part = 2 * k + 1, 2 * k + 2
     found: dict[int | None, tuple[int, float]] = dict(counts)
-    pixels = blob.class_pixels
-    rest = pixels[unknown] + (0 if found else pixels[dark_part])
+    px = blob.class_pixels
+    rest = px[unknown] + (0 if found else px[dark_part])
     # Beside named cubes, unknown pixels are mostly their edges in half shadow: only a
     # whole cube's worth is an unknown object there.
     if rest >= (MIN_UNKNOWN_BESIDE if found else MIN_UNKNOWN_FRACTION) * cube_area:
         found[None] = cubes_in_area(rest, cube_area)
-    x, y, w, h = blob.box
-    inside = comps[y:y + h, x:x + w] == blob.index
-    window = coarse[y:y + h, x:x + w]
+    x, y = blob.box[:2]
+    inside, window = pixels.inside, pixels.window
     parts: list[Part] = []
     for cls, (n, confidence) in found.items():
         want = window == unknown if cls is None else (window == cls) | (window == k + cls)
@@ -278,17 +335,6 @@ def _parts(blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, cu
         points = np.column_stack([xs + x, ys + y]).astype(np.float32)
         parts += [Part(cls, centre, confidence) for centre in _centres(points, n)]
     return parts
-
-
-def _blob_masks(comps: np.ndarray, coarse: np.ndarray, blob: Blob, colour: int, n_colours: int
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """uint8 masks, over the blob's box, of its pixels of the colour's top, and of its top
-    and other faces."""
-    x, y, w, h = blob.box
-    window = coarse[y:y + h, x:x + w]
-    inside = comps[y:y + h, x:x + w] == blob.index
-    top = inside & (window == colour)
-    return top.view(np.uint8), (top | inside & (window == n_colours + colour)).view(np.uint8)
 
 
 def _piece_areas(mask: np.ndarray) -> np.ndarray:
