@@ -394,7 +394,7 @@ def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, 
         turn = server.get("/api/state")[1]["automaton"]
         if turn and turn["status"] == "needs_roll":
             break
-        page.wait_for_selector("#automaton-next:enabled")
+        page.wait_for_selector("#automaton-next:enabled:not([aria-busy])")
         with page.expect_response(lambda r: r.request.method == "POST"):
             page.click("#automaton-next")
     page.wait_for_selector("#automaton-dice:visible")
@@ -402,6 +402,8 @@ def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, 
     assert turn["status"] == "needs_roll" and page.inner_text("#automaton-text") == turn["text"]
     assert page.query_selector_all("#automaton-dice button") and \
         len(page.query_selector_all("#automaton-dice button")) == turn["roll"]["sides"]
+    # once the click's action is over, the button stays as the new state left it: disabled
+    page.wait_for_selector("#automaton-next:not([aria-busy])")
     assert not page.is_visible("#automaton-confirm") and page.is_disabled("#automaton-next")
     laptop.shot("game-roll")
     # The Table page asks too; the number tapped there decides, and the Game page follows.

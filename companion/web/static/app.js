@@ -96,16 +96,21 @@ const TC = (() => {
     return data;
   }
 
-  // Run an action from a button: disable it meanwhile, show any error as a message.
+  // Run an action from a button: mark it busy meanwhile (further clicks on it are ignored),
+  // show any error as a message. Whether it is disabled is left to the page's render: the
+  // new state may disable it (e.g. "Next step" while a roll is awaited).
   async function act(button, fn) {
-    if (button) button.disabled = true;
+    if (button) {
+      if (button.getAttribute("aria-busy") === "true") return undefined;
+      button.setAttribute("aria-busy", "true");
+    }
     try {
       return await fn();
     } catch (e) {
       flash(e.message);
       return undefined;
     } finally {
-      if (button) button.disabled = false;
+      if (button) button.removeAttribute("aria-busy");
     }
   }
 
