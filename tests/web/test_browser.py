@@ -330,7 +330,8 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page.select_option("#move-from", capital)
     page.fill("#move-footman", "99")
     page.click("#move-submit")
-    flash = page.wait_for_selector("#flash:visible").inner_text()
+    # (an error's flash, not the "New game set up." one, which may still be showing)
+    flash = page.wait_for_selector("#flash:not(.ok):visible").inner_text()
     assert "footm" in flash, flash
     assert server.get("/api/state")[1]["game"]["territories"] == game["territories"]
     page.fill("#move-footman", "0")
