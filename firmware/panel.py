@@ -7,7 +7,7 @@ Buttons: a short press gives the primary command, holding for `long_press` secon
 secondary one (fired when the hold time is reached, so the table feels it happen):
 
     button    short press  long press
-    arm       arm          cancel     start/arm the declared battle / cancel it
+    arm       arm          cancel     say again what to throw for the declared battle / cancel it
     confirm   confirm      repeat     confirm the count and outcome / say the last announcement again
     recount   recount      undo       count the tray again / undo the last confirmed step
     next      next         skip       next automaton step / end the automaton's turn

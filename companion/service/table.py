@@ -754,8 +754,13 @@ class TableService:
                 self.automaton_confirm()
             elif command in ("confirm", "recount", "cancel") and battle is not None:
                 getattr(self, command)(battle.id)
+            elif command == "arm" and battle is not None and battle.status == phases.WAITING:
+                # a declared battle is armed already (the camera watches for its throw): the
+                # press is answered with what to throw, so the table hears it was taken
+                if self.speaker is not None:
+                    self.speaker.say(announce.declared(battle))
             elif command == "arm" and battle is not None:
-                pass  # a declared battle is armed already: the camera watches for its throw
+                raise PhaseError(f"battle {battle.id} is thrown already: confirm, recount or cancel it")
             else:
                 raise PhaseError({"arm": "declare the battle on the page first",
                                   "recount": "no battle is open to recount",

@@ -5,10 +5,14 @@ import json
 import threading
 import time
 
+import pytest
+
 from companion.cli import main
 from companion.service.table import TableService
 from companion.store import FILE_NAME
+from firmware import speech
 from firmware.panel import make_panel
+from firmware.speech import Speaker
 
 SEED_1 = {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3}}
 
@@ -55,6 +59,30 @@ def test_the_panel_mirrors_the_battle_and_its_buttons_act(config, store):
         assert service.get_battle(1).status == "undone"
     finally:
         panel.close()
+
+
+def test_the_arm_button_answers_with_what_to_throw_or_why_not(config, store, monkeypatch):
+    if speech.espeak_path() is None:
+        pytest.skip("espeak-ng is not installed (apt install espeak-ng); CI installs it")
+    spoken = []
+
+    def run(command, **kwargs):
+        spoken.append(command[-1])
+        return speech.subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(speech.subprocess, "run", run)
+    panel = make_panel("mock", config.panel.pins, long_press=0.2)
+    speaker = Speaker()
+    try:
+        service = TableService(config, store, None, panel=panel, speaker=speaker)
+        panel.press("arm")
+        service.declare_battle(SEED_1)
+        panel.press("arm")
+        speaker.close()
+    finally:
+        panel.close()
+    assert "declare the battle on the page first" in spoken[0]
+    assert len(spoken) == 3 and spoken[2] == spoken[1] and "Throw 4 blue and 3 red" in spoken[1]  # the declaration, said again
 
 
 def test_serve_refuses_a_foreign_database_and_keeps_it(tmp_path, capsys):
