@@ -8,6 +8,7 @@ import time
 import pytest
 
 from companion.cli import main
+from companion.service import phases
 from companion.service.table import TableService
 from companion.store import FILE_NAME
 from firmware import speech
@@ -78,11 +79,14 @@ def test_the_arm_button_answers_with_what_to_throw_or_why_not(config, store, mon
         panel.press("arm")
         service.declare_battle(SEED_1)
         panel.press("arm")
+        service.battle = phases.moving(service.battle)  # the camera saw the throw
+        panel.press("arm")
         speaker.close()
     finally:
         panel.close()
     assert "declare the battle on the page first" in spoken[0]
-    assert len(spoken) == 3 and spoken[2] == spoken[1] and "Throw 4 blue and 3 red" in spoken[1]  # the declaration, said again
+    assert spoken[2] == spoken[1] and "Throw 4 blue and 3 red" in spoken[1]  # the declaration, said again
+    assert spoken[3:] == ["battle 1 is thrown already: confirm, recount or cancel it"]
 
 
 def test_serve_refuses_a_foreign_database_and_keeps_it(tmp_path, capsys):
