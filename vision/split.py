@@ -328,8 +328,8 @@ def _parts(blob: Blob, pixels: BlobPixels, n_colours: int, cube_area: float,
     inside, window = pixels.inside, pixels.window
     parts: list[Part] = []
     for cls, (n, confidence) in found.items():
-        want = window == unknown if cls is None else (window == cls) | (window == k + cls)
-        ys, xs = np.nonzero(inside & want)
+        # (a colour's faces are the mask its measures were taken on)
+        ys, xs = np.nonzero(inside & (window == unknown) if cls is None else pixels.colour(cls).faces)
         if len(xs) == 0:
             ys, xs = np.nonzero(inside)
         points = np.column_stack([xs + x, ys + y]).astype(np.float32)
