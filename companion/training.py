@@ -80,11 +80,11 @@ def dark_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.nd
     name = counter.model.names[min(counter.dark_colours) - 1]
     rows, truth = [], []
     for _, scene in drawn:
-        _, _, candidates, found = counter.survey(scene.image)
+        survey = counter.survey(scene.image)
         cubes = counter.geometry.to_rect([c.centre for c in scene.cubes if c.colour == name])
-        rows.append(found)
-        truth += _matched([p.centre for p, _ in candidates], [s == OUTLINE for _, s in candidates], cubes,
-                          MATCH * counter.cube_size)
+        rows.append(survey.rows)
+        truth += _matched([p.centre for p, _ in survey.candidates], [s == OUTLINE for _, s in survey.candidates],
+                          cubes, MATCH * counter.cube_size)
     rows = np.concatenate(rows)
     return rows, np.array(truth, int), rule_keeps(rows).astype(int)
 

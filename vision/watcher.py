@@ -22,7 +22,8 @@ class Settled:
     def to_dict(self) -> dict:
         return {"frame": self.event.frame_index, "time": round(self.event.time, 3),
                 "counts": dict(self.result.counts), "unknown": self.result.unknown,
-                "confidence": round(self.result.confidence, 3), "delay": round(self.event.delay, 3)}
+                "confidence": round(self.result.confidence, 3), "sure": self.result.sure,
+                "delay": round(self.event.delay, 3)}
 
 
 class Watcher:

@@ -19,6 +19,7 @@ from calibration.errors import CalibrationError
 from companion.commands.common import print_json
 from firmware.errors import FirmwareError
 from firmware.scene import drift_light, drop_video, layout, random_setup, render
+from vision.counter import SURE
 from vision.watcher import Watcher
 
 BENCH_SEED = 910_000
@@ -91,6 +92,7 @@ def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
 
 def accuracy(args, out) -> list[np.ndarray]:
     ok = {k: [] for k in KINDS}
+    sure = []          # (exact, sure) of each scene counted
     frames = []
     failed_calibrations = 0
     for i in range(args.setups):
@@ -102,7 +104,9 @@ def accuracy(args, out) -> list[np.ndarray]:
                 ok[k] += [False] * args.scenes
             continue
         for kind, scene in scenes:
-            ok[kind].append(_exact(counter.count(scene.image), scene.counts))
+            result = counter.count(scene.image)
+            ok[kind].append(_exact(result, scene.counts))
+            sure.append((ok[kind][-1], result.sure))
             frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
     out("accuracy", f"{args.setups} set-ups (seeds {args.seed}..{args.seed + args.setups - 1}), "
@@ -113,7 +117,25 @@ def accuracy(args, out) -> list[np.ndarray]:
         out(f"exact_{kind}", f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)}, "
             f"target {100 * TARGETS[kind]:.0f}%)", round(share, 4))
     out("failed_calibrations", f"  calibrations refused: {failed_calibrations}", failed_calibrations)
+    _doubts(sure, out)
     return frames
+
+
+def _doubts(sure: list[tuple[bool, bool]], out) -> None:
+    """How honest the counter's doubt is: the scenes it was not sure of, the miscounts among
+    them, and how often a count it was sure of is exact."""
+    if not sure:
+        return
+    exact, certain = np.array(sure, bool).T
+    wrong = int(np.count_nonzero(~exact))
+    flagged = int(np.count_nonzero(~exact & ~certain))
+    out("not_sure", f"  not sure (confidence below {SURE}): {100 * np.mean(~certain):.1f}% of the scenes, "
+        f"{flagged} of the {wrong} miscounted ones", round(float(np.mean(~certain)), 4))
+    out("miscounts_not_sure", None, [flagged, wrong])
+    if certain.any():
+        share = float(np.mean(exact[certain]))
+        out("exact_when_sure", f"  exact when sure: {100 * share:.1f}% ({int(np.count_nonzero(exact & certain))}"
+            f"/{int(np.count_nonzero(certain))})", round(share, 4))
 
 
 def speed(frames, out) -> None:

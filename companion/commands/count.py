@@ -53,9 +53,9 @@ def run(args: argparse.Namespace) -> int:
                 raise CompanionError(f"{out}: cannot write the annotated image")
         if args.json:
             print_json({"image": path, "counts": result.counts, "unknown": result.unknown,
-                        "ms": round(result.ms, 2), "confidence": round(result.confidence, 3)})
+                        "ms": round(result.ms, 2), "confidence": round(result.confidence, 3), "sure": result.sure})
         else:
             counts = counts_text(result.counts)
-            flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
+            flag = f", UNKNOWN {result.unknown}" if result.unknown else "" if result.sure else ", NOT SURE"
             print(f"{path}: {counts}{flag} (confidence {result.confidence:.2f}, {result.ms:.1f} ms)")
     return 1 if failed else 0

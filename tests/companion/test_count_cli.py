@@ -8,6 +8,7 @@ import pytest
 from companion.cli import main
 from firmware.scene import drop_video, layout, render
 from tests.vision.scenes import calibrated
+from vision.counter import SURE
 
 SEED = 12
 
@@ -106,6 +107,7 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     for line, truth in zip(lines, truths):
         assert {c: n for c, n in line["counts"].items() if n} == truth
         assert line["unknown"] == 0 and line["ms"] > 0
+        assert line["sure"] == (line["confidence"] >= SURE)
     assert sorted(p.name for p in debug.iterdir()) == ["scene0.annotated.png", "scene1.annotated.png"]
 
 

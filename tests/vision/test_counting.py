@@ -24,6 +24,7 @@ def test_scattered_cubes_are_counted_exactly(seed):
         result = counter.count(s.image)
         assert exact(result, s.counts), (result.counts, result.unknown, s.counts)
         assert len(result.cubes) == sum(s.counts.values())
+        assert result.sure, result.confidence     # lone cubes in the open leave no doubt
 
 
 @pytest.mark.parametrize("seed", [3, 12, 19, 23])
@@ -47,6 +48,18 @@ def test_a_small_pile_is_split():
     result = counter.count(s.image)
     assert any(p.level == 2 for p in s.poses)
     assert exact(result, s.counts), (result.counts, s.counts)
+
+
+# Pile scenes of the test set-ups the counter miscounted when this test was written: a cube
+# mostly hidden under others. Whatever it counts there, it must not claim to be sure of a
+# wrong count.
+@pytest.mark.parametrize("seed, j", [(12, 0), (12, 3), (12, 10), (13, 0), (19, 0)])
+def test_a_pile_miscounted_is_not_claimed_sure(seed, j):
+    setup, counter = counter_for(seed)
+    s = scene(setup, _counts(setup, 3000 + 10 * seed + j), "piles", 300 + 10 * seed + j)
+    result = counter.count(s.image)
+    assert exact(result, s.counts) or not result.sure, (result.counts, s.counts, result.confidence)
+    assert result.to_dict()["sure"] == result.sure
 
 
 @pytest.mark.parametrize("seed", [12, 13])

@@ -44,11 +44,23 @@ def grey_tray():
     return setup, profile
 
 
+def test_a_frame_of_a_grey_tray_the_judge_is_clear_about_is_sure(grey_tray):
+    """Black passes for shadow on this tray, but where every candidate's vote is clear the
+    count is sure; a frame is doubted for its doubtful decisions, not for its tray."""
+    setup, profile = grey_tray
+    counter = make_counter(profile, (640, 480))
+    for seed in (7100, 7102):
+        s = scene(setup, {"black": 3, "red": 2, "blue": 1}, "scattered", seed)
+        result = counter.count(s.image)
+        assert exact(result, s.counts) and result.sure, (result.counts, result.confidence)
+
+
 def test_every_black_cube_on_a_grey_tray_is_a_candidate_with_its_measures(grey_tray):
     setup, profile = grey_tray
     counter = make_counter(profile, (640, 480))
     s = scene(setup, {"black": 3, "red": 2, "blue": 1}, "scattered", 7100)
-    blobs, parts, candidates, rows = counter.survey(s.image)
+    survey = counter.survey(s.image)
+    parts, candidates, rows = survey.parts, survey.candidates, survey.rows
     assert rows.shape == (len(candidates), len(DARK_FEATURES))
     black = counter.model.names.index("black") + 1
     assert all(p.colour == black for p, _ in candidates) and all(p.colour != black for p in parts)

@@ -11,7 +11,7 @@ TOP = SIZE * SIZE
 
 def _count(coarse):
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
-    parts = split_blobs(blobs, comps, coarse, K, TOP, [1.3 * TOP] * len(blobs))
+    parts, _ = split_blobs(blobs, comps, coarse, K, TOP, [1.3 * TOP] * len(blobs))
     return sorted((p.colour for p in parts), key=lambda c: -1 if c is None else c)   # unknown first
 
 
