@@ -73,6 +73,8 @@ def counted(record: BattleRecord) -> str:
         text = f"Battle {record.id}: counted {found}: {_result(record)}."
     if record.unknown:
         text += f" {record.unknown} cube{'s' if record.unknown > 1 else ''} not recognised: check the count."
+    elif record.unsure:
+        text += " Not sure of this count: check the tray."
     return text + " Confirm or correct."
 
 

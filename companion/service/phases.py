@@ -51,6 +51,7 @@ class BattleRecord:
     emerged: Mapping[str, int] | None = None
     unknown: int = 0                 # blobs the counter could not name
     confidence: float | None = None
+    unsure: bool = False             # the counter doubts its count (vision.counter.SURE)
     corrected: bool = False          # emerged typed in by the table, not read by the camera
     outcome: dict[str, Any] | None = None
     step_id: int | None = None       # the applied step, for undo
@@ -123,13 +124,19 @@ def moving(record: BattleRecord) -> BattleRecord:
 
 
 def counted(record: BattleRecord, emerged: Mapping[str, int], unknown: int = 0,
-            confidence: float | None = None) -> BattleRecord:
+            confidence: float | None = None, unsure: bool = False) -> BattleRecord:
     """The camera's (re)count: emerged cubes and the outcome they would give."""
     _require(record, OPEN, "be counted")
     emerged = counts("emerged", emerged)
     outcome = resolve(record.battle(emerged)).to_dict() if record.kind == BATTLE else None
     return replace(record, status=COUNTED, emerged=emerged, unknown=unknown, confidence=confidence,
-                   corrected=False, outcome=outcome, times={**record.times, COUNTED: time.time()})
+                   unsure=unsure, corrected=False, outcome=outcome, times={**record.times, COUNTED: time.time()})
+
+
+def doubtful(record: BattleRecord) -> bool:
+    """Whether a count needs the table's eyes before it is applied: something in the tray
+    was not named, the counter doubts it, or the battle's outcome carries a warning."""
+    return bool(record.unknown or record.unsure or (record.outcome or {}).get("warnings"))
 
 
 def confirm(record: BattleRecord, emerged: Any = None) -> tuple[BattleRecord, Battle | None, Outcome | None]:

@@ -269,11 +269,11 @@ class TableService:
     def _counted(self, record: BattleRecord, result, image) -> BattleRecord:
         emerged = Counter({c: n for c, n in result.counts.items() if n}) - Counter(self._strays or {})
         counted = phases.counted(record, dict(emerged), unknown=int(result.unknown),
-                                 confidence=round(float(result.confidence), 3))
+                                 confidence=round(float(result.confidence), 3), unsure=not result.sure)
         jpeg = _jpeg(self._annotate(image, result))
         self._tray = {c: n for c, n in result.counts.items() if n}
         counted = self._commit_battle(counted, "battle_counted", announce.counted, image=jpeg)
-        if self.config.game.auto_confirm and not counted.unknown and not (counted.outcome or {}).get("warnings"):
+        if self.config.game.auto_confirm and not phases.doubtful(counted):
             # The table chose not to confirm each count; a doubtful one still waits for it.
             return self.confirm(counted.id)
         return counted
@@ -728,7 +728,7 @@ class TableService:
             # An automaton's move waits for the table to move its pieces and confirm, or for a die.
             phase = "attention" if self.turn and self.turn["status"] in turns.PENDING else "idle"
         elif battle.status == phases.COUNTED:
-            phase = "attention" if battle.unknown or (battle.outcome or {}).get("warnings") else "result"
+            phase = "attention" if phases.doubtful(battle) else "result"
         else:
             phase = PANEL_PHASES[battle.status]
         self.panel.show_phase(phase)

@@ -219,6 +219,9 @@ def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, l
              for row in page.query_selector_all(".stepper")}
     assert {c: n for c, n in shown.items() if n} == emerged
     assert page.inner_text("#outcome")
+    # The page says whether the camera doubts its count, as the record does.
+    assert ("not sure" in page.inner_text("#battle-confidence")) == counted["unsure"]
+    assert page.locator("#battle-unsure").count() == int(counted["unsure"])
     phone.shot("table-counted")
     laptop.goto("/").wait_for_selector("#battle-status:has-text('counted')")
     laptop.shot("table-counted")

@@ -174,19 +174,23 @@
     $("battle-into").textContent = priming ? primeText(battle)
       : `Into the tower: ${countsText(battle.into_tower || {}, [battle.attacker, battle.defender, colours.farmer])}.`;
     const conf = battle.confidence;
-    $("battle-confidence").textContent = battle.status === "counted" && conf !== undefined && conf !== null
-      ? `Count confidence ${Math.round(conf * 100)} %` + (battle.unknown ? ` — ${battle.unknown} unknown blob(s): check the tray` : "")
+    const counted = battle.status === "counted";
+    $("battle-confidence").textContent = counted && conf !== undefined && conf !== null
+      ? `Count confidence ${Math.round(conf * 100)} %` + (battle.unknown ? ` — ${battle.unknown} unknown blob(s): check the tray`
+        : battle.unsure ? " — not sure" : "")
       : "";
     const warnings = (battle.warnings || []).map((w) => el("p", { class: "warning" }, w));
     if (battle.unknown) warnings.push(el("p", { class: "warning" }, `${battle.unknown} thing(s) in the tray could not be named: count them by hand.`));
+    else if (counted && battle.unsure) warnings.push(el("p", { class: "warning", id: "battle-unsure" },
+      "The camera is not sure of this count (a pile can hide a cube): check it against the tray before confirming."));
     $("battle-warnings").replaceChildren(...warnings);
     renderCounts(battle);
-    if (battle.status === "counted") {
+    if (counted) {
       if (corrected) preview(battle, corrected); else showOutcome(battle, battle.outcome);
     } else {
       showOutcome(battle, null);
     }
-    $("confirm").disabled = battle.status !== "counted";
+    $("confirm").disabled = !counted;
     $("recount").disabled = !["counted", "moving"].includes(battle.status);
   }
 

@@ -27,6 +27,26 @@ def test_seed_example_1_through_every_phase():
                                          "Back onto the province: 2 red.")
 
 
+def test_a_count_the_camera_doubts_is_said_so_and_waits_for_the_table():
+    record = phases.moving(phases.declare(1, SEED_1, cup={"yellow": 1}, farmer="green"))
+    sure = phases.counted(record, {"blue": 3, "red": 4, "green": 1}, confidence=0.91)
+    assert not phases.doubtful(sure) and "sure" not in announce.counted(sure)
+    doubted = phases.counted(record, {"blue": 3, "red": 4, "green": 1}, confidence=0.41, unsure=True)
+    assert phases.doubtful(doubted)
+    assert announce.counted(doubted) == ("Battle 1: counted 3 blue, 4 red and 1 green: red holds in "
+                                         "Lorraine, 5 against 3. Not sure of this count: check the tray. "
+                                         "Confirm or correct.")
+    # Unknown blobs say more than the doubt: they are named instead.
+    unknown = phases.counted(record, {"blue": 3, "red": 4}, unknown=1, confidence=0.0, unsure=True)
+    assert phases.doubtful(unknown) and "Not sure" not in announce.counted(unknown)
+    # A record stored before the counter could doubt loads as not doubted.
+    stored = sure.to_dict()
+    del stored["unsure"]
+    assert phases.BattleRecord.from_dict(stored) == sure
+    # A recount clears the doubt with the count it replaces.
+    assert not phases.counted(doubted, {"blue": 3, "red": 4, "green": 1}, confidence=0.9).unsure
+
+
 def test_seed_example_2_corrected_on_confirm():
     record = phases.declare(2, {"attacker": "red", "defender": "blue", "thrown": {"red": 5, "blue": 6}},
                             cup={}, farmer="green")
