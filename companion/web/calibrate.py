@@ -141,7 +141,7 @@ def _count_summary(counter, image: np.ndarray) -> tuple[dict, str]:
     result = counter.count(image)
     image_id = wizard().keep(wizard().images, _jpeg(annotate(image, result)))
     return {"counts": dict(result.counts), "unknown": int(result.unknown),
-            "confidence": round(float(result.confidence), 3)}, image_id
+            "confidence": round(float(result.confidence), 3), "sure": result.sure}, image_id
 
 
 @bp.get("")
