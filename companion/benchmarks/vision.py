@@ -92,7 +92,7 @@ def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
 
 def accuracy(args, out) -> list[np.ndarray]:
     ok = {k: [] for k in KINDS}
-    sure = []          # (exact, sure) of each scene counted
+    sure = []          # (exact, sure, confidence) of each scene counted
     frames = []
     failed_calibrations = 0
     for i in range(args.setups):
@@ -106,7 +106,7 @@ def accuracy(args, out) -> list[np.ndarray]:
         for kind, scene in scenes:
             result = counter.count(scene.image)
             ok[kind].append(_exact(result, scene.counts))
-            sure.append((ok[kind][-1], result.sure))
+            sure.append((ok[kind][-1], result.sure, result.confidence))
             frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
     out("accuracy", f"{args.setups} set-ups (seeds {args.seed}..{args.seed + args.setups - 1}), "
@@ -121,12 +121,15 @@ def accuracy(args, out) -> list[np.ndarray]:
     return frames
 
 
-def _doubts(sure: list[tuple[bool, bool]], out) -> None:
-    """How honest the counter's doubt is: the scenes it was not sure of, the miscounts among
-    them, and how often a count it was sure of is exact."""
+def _doubts(sure: list[tuple[bool, bool, float]], out) -> None:
+    """How honest the counter's doubt is: its mean confidence against the share of exact
+    counts, the scenes it was not sure of and the miscounts among them, and how often a
+    count it was sure of is exact."""
     if not sure:
         return
-    exact, certain = np.array(sure, bool).T
+    exact, certain, confidence = (np.array(v) for v in zip(*sure))
+    out("mean_confidence", f"  mean confidence {100 * confidence.mean():.1f}%, against {100 * exact.mean():.1f}% "
+        f"of the counts exact", round(float(confidence.mean()), 4))
     wrong = int(np.count_nonzero(~exact))
     flagged = int(np.count_nonzero(~exact & ~certain))
     out("not_sure", f"  not sure (confidence below {SURE}): {100 * np.mean(~certain):.1f}% of the scenes, "
