@@ -93,7 +93,7 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
     if forest is None:
-        certainty = math.prod(confidence for blob in counts for _, confidence in blob.values())
+        certainty = math.prod(confidence for found in counts for _, confidence in found.values())
     else:
         certainty = 1.0
         rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {})
