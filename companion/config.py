@@ -84,7 +84,8 @@ class SpeechConfig:
 @dataclass(frozen=True)
 class GameConfig:
     map: str = "risk-europe"
-    # Apply a counted battle without waiting for the table's confirmation.
+    # Apply a counted battle without waiting for the table's confirmation (a doubtful count
+    # still waits: see companion.service.phases.doubtful).
     auto_confirm: bool = False
     # Ask the table for die rolls instead of drawing them.
     physical_dice: bool = False
