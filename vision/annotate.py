@@ -1,4 +1,5 @@
-"""The preview a person checks at a glance: every cube outlined and labelled, unknowns flagged."""
+"""The preview a person checks at a glance: every cube outlined and labelled, unknowns flagged,
+and, for a count the counter is not sure of, the places to check ringed."""
 from __future__ import annotations
 
 import cv2
@@ -30,6 +31,9 @@ def annotate(frame: np.ndarray, result: FrameCount) -> np.ndarray:
         x, y = int(round(cube.centre[0])), int(round(cube.centre[1]))
         cv2.putText(out, label, (x - 8, y + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(out, label, (x - 8, y + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+    # (over the cubes: the places to check must show)
+    for square in result.doubts:
+        cv2.polylines(out, [np.int32(np.round(square))], True, UNSURE, 2, cv2.LINE_AA)
     text = "  ".join(f"{n} {c}" for n, c in result.counts.items() if c)
     if result.unknown:
         text += f"  unknown {result.unknown}"

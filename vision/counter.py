@@ -1,6 +1,7 @@
 """The counter: one frame in, cubes per colour out, with unknown blobs and confidences."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ from vision.errors import VisionError
 from vision.forest import Forest
 from vision.geometry import TrayGeometry, inset_mask
 from vision.segment import Blob, find_blobs
-from vision.split import Part, cubes_in_area, split_blobs
+from vision.split import Decision, Part, cubes_in_area, split_blobs
 from vision.tops import FINE, outline_score, peaks, sharp_edges
 
 # The floor field is refitted and the frame classified again when the light moved by more
@@ -43,6 +44,12 @@ CONFIDENCE_POWER = 0.42
 # On the tuning tables a fifth of the scenes fall below it, two thirds of the miscounted
 # ones among them, and 96% of the others are exact.
 SURE = 0.86
+# In a count that is not sure, the places of the decisions with less than this vote share
+# (at least the weakest one) are shown as the places to check (a single decision below 0.7
+# makes a count not sure).
+DOUBT_BELOW = 0.95
+# ... as squares this many cube edges wide.
+DOUBT_SIZE = 1.6
 # A patch darker than halfway from the lit floor to a floor-coloured paint's top, wider
 # than half a cube, touching no other cube nor the tray's edge, is cubes of that paint
 # (with their own shadows): at least this many tops large, one cube with its shadow
@@ -93,14 +100,21 @@ class FrameCount:
     tray: np.ndarray = field(repr=False, default=None)  # 4x2 image px of the tray floor
     # Something big and unknown lies in the tray (a hand, a card): no count should be taken.
     obstructed: bool = False
+    # Where to check a count that is not sure: Nx4x2 image px, a square round each place.
+    doubts: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 4, 2)))
 
     @property
     def sure(self) -> bool:
         return self.confidence >= SURE
 
+    @property
+    def places_to_check(self) -> list[list[float]]:
+        """The middles of the doubts' squares (image px, to a tenth)."""
+        return [[round(float(x), 1), round(float(y), 1)] for x, y in self.doubts.mean(axis=1)]
+
     def to_dict(self) -> dict:
         return {"counts": dict(self.counts), "unknown": self.unknown, "confidence": round(self.confidence, 3),
-                "sure": self.sure, "ms": round(self.ms, 2), "obstructed": self.obstructed,
+                "sure": self.sure, "doubts": self.places_to_check, "ms": round(self.ms, 2), "obstructed": self.obstructed,
                 "cubes": [{"centre": [round(c.centre[0], 1), round(c.centre[1], 1)], "colour": c.colour,
                            "confidence": round(c.confidence, 3)} for c in self.cubes]}
 
@@ -111,14 +125,14 @@ _LEVELS = np.zeros(256, np.float32)
 
 @dataclass(frozen=True)
 class Survey:
-    """What one frame holds before the judge: its blobs, the cubes found in them, and
-    `certainty`, how likely their counts are right (vision.split.split_blobs). On a tray
-    where a paint passes for the floor in shadow, that paint's cubes are left out of
-    `parts`: they are among its `candidates` to judge, as (part, source), with their
-    DARK_FEATURES `rows` (vision.dark)."""
+    """What one frame holds before the judge: its blobs, the cubes found in them, and the
+    `decisions` behind their counts (vision.split.split_blobs). On a tray where a paint
+    passes for the floor in shadow, that paint's cubes are left out of `parts`: they are
+    among its `candidates` to judge, as (part, source), with their DARK_FEATURES `rows`
+    (vision.dark)."""
     blobs: list[Blob]
     parts: list[Part]
-    certainty: float
+    decisions: list[Decision]
     candidates: list[tuple[Part, int]]
     rows: np.ndarray
 
@@ -252,12 +266,12 @@ class Counter:
                         self.cube_size, self.dark_colours[colour], self.shadow_level, noise / self.outline_strength)
         return candidates, features(view, candidates, d, named)
 
-    def _judged(self, candidates: list[tuple[Part, int]], rows: np.ndarray) -> tuple[list[Part], float]:
+    def _judged(self, candidates: list[tuple[Part, int]], rows: np.ndarray) -> tuple[list[Part], list[Decision]]:
         """The candidates kept as cubes, by the judge or, without one, by the rules, and
-        the product of the judge's vote shares over all its decisions (a candidate dropped
-        by a narrow vote may be a cube missed)."""
+        the judge's decision on each (a candidate dropped by a narrow vote may be a cube
+        missed)."""
         if not candidates:
-            return [], 1.0
+            return [], []
         if self.judge is not None:
             kept, share = self.judge.predict(rows)
         else:
@@ -265,7 +279,8 @@ class Counter:
         judged = [(Part(p.colour, p.centre, min(1.0, p.confidence, s)), source)
                   for (p, source), keep, s in zip(candidates, kept, share) if keep]
         return merged([p for p, source in judged if source != OUTLINE],
-                      [p for p, source in judged if source == OUTLINE], self.cube_size), float(np.prod(share))
+                      [p for p, source in judged if source == OUTLINE], self.cube_size), \
+            [Decision(float(s), p.centre) for (p, _), s in zip(candidates, share)]
 
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""
@@ -416,38 +431,43 @@ class Counter:
             raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
                               f"for {self.frame_size[0]}x{self.frame_size[1]}")
         survey = self.survey(frame)
-        judged, certainty = self._judged(survey.candidates, survey.rows)
+        judged, decisions = self._judged(survey.candidates, survey.rows)
         n = len(self.model.names)
         unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in survey.blobs)
-        return self._result(survey.parts + judged, survey.certainty * certainty, start,
+        return self._result(survey.parts + judged, survey.decisions + decisions, start,
                             unknown_area > OBSTRUCTED_CUBES * self.cube_area)
 
     def survey(self, frame: np.ndarray) -> Survey:
         """The frame's blobs and the cubes found in them (see Survey)."""
         rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
-        parts, certainty = split_blobs(blobs, comps, coarse, n, self.top_area,
+        parts, decisions = split_blobs(blobs, comps, coarse, n, self.top_area,
                                        [self.silhouette(b.centre) for b in blobs], self.dim_colours, self.forest,
                                        self.shadow_gaps())
         lone = self._lone_dark_cubes(rect, coarse, parts)
         if not (self.dark_colours and self.outline_strength):
-            return Survey(blobs, parts + lone, certainty, [], np.zeros((0, len(DARK_FEATURES))))
+            return Survey(blobs, parts + lone, decisions, [], np.zeros((0, len(DARK_FEATURES))))
         colour = min(self.dark_colours)
         rest = [p for p in parts if p.colour != colour]
         named = np.array([p.centre for p in rest if p.colour is not None]).reshape(-1, 2)
         candidates, rows = self._dark_candidates(frame, rect, coarse, [p for p in parts if p.colour == colour],
                                                  lone, named)
-        return Survey(blobs, rest, certainty, candidates, rows)
+        return Survey(blobs, rest, decisions, candidates, rows)
 
-    def _result(self, parts, certainty: float, start, obstructed: bool) -> FrameCount:
+    def _squares(self, centres: list[tuple[float, float]], size: float) -> np.ndarray:
+        """Squares `size` rectified px wide round rectified points, as Nx4x2 image px."""
+        if not centres:
+            return np.zeros((0, 4, 2))
+        half = size / 2
+        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        return self.geometry.to_image(np.concatenate([square + c for c in centres])).reshape(-1, 4, 2)
+
+    def _result(self, parts, decisions: list[Decision], start, obstructed: bool) -> FrameCount:
         names = self.model.names
         counts = {name: 0 for name in names}
         unknown = 0
         centres = self.geometry.to_image([p.centre for p in parts]) if parts else np.zeros((0, 2))
-        half = self.cube_size / 2
-        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-        outlines = self.geometry.to_image(np.concatenate([square + p.centre for p in parts])) \
-            if parts else np.zeros((0, 2))
+        outlines = self._squares([p.centre for p in parts], self.cube_size)
         cubes = []
         for i, part in enumerate(parts):
             colour = names[part.colour - 1] if part.colour is not None else None
@@ -455,8 +475,11 @@ class Counter:
                 unknown += 1
             else:
                 counts[colour] += 1
-            cubes.append(Cube((float(centres[i, 0]), float(centres[i, 1])), colour, part.confidence,
-                              outlines[4 * i:4 * i + 4]))
-        confidence = 0.0 if unknown else certainty ** CONFIDENCE_POWER
+            cubes.append(Cube((float(centres[i, 0]), float(centres[i, 1])), colour, part.confidence, outlines[i]))
+        confidence = 0.0 if unknown else math.prod(d.share for d in decisions) ** CONFIDENCE_POWER
+        doubts = []
+        if confidence < SURE and decisions:
+            weak = [d for d in decisions if d.share < DOUBT_BELOW] or [min(decisions, key=lambda d: d.share)]
+            doubts = list(dict.fromkeys(d.centre for d in weak))  # a blob's colours are decided at one place
         return FrameCount(counts, unknown, cubes, confidence, (time.perf_counter() - start) * 1000,
-                          self.geometry.corners, obstructed)
+                          self.geometry.corners, obstructed, self._squares(doubts, DOUBT_SIZE * self.cube_size))

@@ -69,6 +69,14 @@ class Part:
     confidence: float
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One call the counter made (how many cubes of a colour a blob holds, whether a
+    candidate is a cube): how likely it is right, and where it was made."""
+    share: float                 # the deciding forest's vote share (without one, the rules' confidence)
+    centre: tuple[float, float]  # rectified px
+
+
 def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
     """Number of cubes that explain `area` (at least one), and a confidence 0..1 in that number."""
     ratio = float(area / unit)
@@ -79,29 +87,29 @@ def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
 
 def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
                 units: list[float], dim: frozenset = frozenset(), forest: Forest | None = None,
-                gaps: dict[int, float] | None = None) -> tuple[list[Part], float]:
-    """Cubes in the blobs of one frame, and how likely all their counts are right.
+                gaps: dict[int, float] | None = None) -> tuple[list[Part], list[Decision]]:
+    """Cubes in the blobs of one frame, and the decisions behind their counts.
     `top_area`: one cube's top; `units`: one lone cube's silhouette where each blob lies;
     `dim`: colours dark enough to be confused with the shaded sides and shadows of other
     cubes; `gaps`: for paints that pass for the floor in shadow, how much darker than this
     frame's shadows they are (relative to the lit floor). The rules below give each
     colour's count in a blob; a `forest` (grown on generated scenes, see FEATURES) then
     decides each count from those rules' answer and the measures behind them, and its vote
-    share is the count's confidence. The likelihood is the product of the forest's vote
-    shares over every count it decided, a colour it found absent included (without a
-    forest: of the rules' confidences)."""
+    share is the count's confidence. The decisions are every count the forest decided, a
+    colour it found absent included (without a forest: every count of the rules)."""
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
     if forest is None:
-        certainty = math.prod(confidence for found in counts for _, confidence in found.values())
+        decisions = [Decision(confidence, blob.centre) for blob, found in zip(blobs, counts)
+                     for _, confidence in found.values()]
     else:
-        certainty = 1.0
+        decisions = []
         rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {})
         if rows:
             found, shares = forest.predict(np.array(rows))
             # Lone cubes in the open are not asked (see PLAIN_BLOB): they are right far
             # more often than any vote share says, so only the forest's answers are doubted.
-            certainty = float(np.prod(shares))
+            decisions = [Decision(float(share), blobs[i].centre) for (i, _), share in zip(where, shares)]
             for (i, c), n, share in zip(where, found, shares):
                 if n > 0:
                     counts[i][c] = (int(n), float(share))
@@ -113,7 +121,7 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     # a blob that is unknown only for its dark parts, beside a named cube, is its shadow
     return [p for blob, unit, cnt, ps in zip(blobs, units, counts, parts)
             if cnt or blob.class_pixels[2 * n_colours + 1] >= MIN_UNKNOWN_FRACTION * unit
-            or not _within(blob.box, named, reach) for p in ps], certainty
+            or not _within(blob.box, named, reach) for p in ps], decisions
 
 
 def _within(box: tuple[int, int, int, int], points: np.ndarray, reach: float) -> bool:

@@ -23,6 +23,7 @@ class Settled:
         return {"frame": self.event.frame_index, "time": round(self.event.time, 3),
                 "counts": dict(self.result.counts), "unknown": self.result.unknown,
                 "confidence": round(self.result.confidence, 3), "sure": self.result.sure,
+                "doubts": self.result.places_to_check,
                 "delay": round(self.event.delay, 3)}
 
 

@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
                 raise CompanionError(f"{out}: cannot write the annotated image")
         if args.json:
             print_json({"image": path, "counts": result.counts, "unknown": result.unknown,
-                        "ms": round(result.ms, 2), "confidence": round(result.confidence, 3), "sure": result.sure})
+                        "ms": round(result.ms, 2), "confidence": round(result.confidence, 3), "sure": result.sure,
+                        "doubts": result.places_to_check})
         else:
             counts = counts_text(result.counts)
             flag = f", UNKNOWN {result.unknown}" if result.unknown else "" if result.sure else ", NOT SURE"

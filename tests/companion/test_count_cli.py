@@ -107,7 +107,7 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     for line, truth in zip(lines, truths):
         assert {c: n for c, n in line["counts"].items() if n} == truth
         assert line["unknown"] == 0 and line["ms"] > 0
-        assert line["sure"] == (line["confidence"] >= SURE)
+        assert line["sure"] == (line["confidence"] >= SURE) and (line["sure"] or line["doubts"])
     assert sorted(p.name for p in debug.iterdir()) == ["scene0.annotated.png", "scene1.annotated.png"]
 
 

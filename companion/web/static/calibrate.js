@@ -208,7 +208,7 @@
     }
     // A doubted count is no verdict on the calibration: a pile can hide a cube from any camera.
     if (!c.sure && !c.unknown) nodes.push(el("p", { id: "test-doubt", class: "muted" },
-      "The counter was not sure of this count: cubes in a pile can hide each other. Spread them out, or drop again, before changing the calibration."));
+      "The counter was not sure of this count (the picture rings where): cubes in a pile can hide each other. Spread them out, or drop again, before changing the calibration."));
     $("test-result").replaceChildren(...nodes);
   }));
   if ($("clear")) $("clear").addEventListener("click", (e) => act(e.currentTarget, async () => {

@@ -182,7 +182,7 @@
     const warnings = (battle.warnings || []).map((w) => el("p", { class: "warning" }, w));
     if (battle.unknown) warnings.push(el("p", { class: "warning" }, `${battle.unknown} thing(s) in the tray could not be named: count them by hand.`));
     else if (counted && battle.unsure) warnings.push(el("p", { class: "warning", id: "battle-unsure" },
-      "The camera is not sure of this count (a pile can hide a cube): check it against the tray before confirming."));
+      "The camera is not sure of this count (a pile can hide a cube): check it against the tray, where the picture rings it in orange, before confirming."));
     $("battle-warnings").replaceChildren(...warnings);
     renderCounts(battle);
     if (counted) {
