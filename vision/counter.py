@@ -477,9 +477,13 @@ class Counter:
                 counts[colour] += 1
             cubes.append(Cube((float(centres[i, 0]), float(centres[i, 1])), colour, part.confidence, outlines[i]))
         confidence = 0.0 if unknown else math.prod(d.share for d in decisions) ** CONFIDENCE_POWER
-        doubts = []
+        doubts: list[tuple[float, float]] = []
         if confidence < SURE and decisions:
             weak = [d for d in decisions if d.share < DOUBT_BELOW] or [min(decisions, key=lambda d: d.share)]
-            doubts = list(dict.fromkeys(d.centre for d in weak))  # a blob's colours are decided at one place
+            # one square per place: a blob's colours are decided at its centre, and a
+            # dark cube's candidates (pixels, outline) lie close together
+            for d in sorted(weak, key=lambda d: d.share):
+                if all(math.dist(d.centre, c) > self.cube_size for c in doubts):
+                    doubts.append(d.centre)
         return FrameCount(counts, unknown, cubes, confidence, (time.perf_counter() - start) * 1000,
                           self.geometry.corners, obstructed, self._squares(doubts, DOUBT_SIZE * self.cube_size))
