@@ -250,11 +250,15 @@ def _one_plain_cube(blob: Blob, n_colours: int, top_area: float, cube_area: floa
 # the other colours; the pieces of its silhouette of a fifth of a top or more, and the
 # largest two (in tops); the blob's length and width (in cube edges); how much darker
 # than this frame's shadows the paint is (NO_GAP for a paint unlike the floor: on a tray
-# where black passes for the floor in shadow, black pixels beside cubes are often shadow).
+# where black passes for the floor in shadow, black pixels beside cubes are often shadow);
+# how much of its top is left outside the best one and two top-sized squares, and of its
+# silhouette outside squares of a lone cube's silhouette (in tops): two cubes under a pile
+# show one L round it, which no single square covers.
 FEATURES = ("top", "side", "silhouette", "solid_top_fifth", "solid_top_half", "solid_half", "top_pieces",
             "top_pieces_long", "length", "top_length", "rules", "other_tops", "largest_other_top", "blob",
             "dark_part", "unknown", "dim", "colours", "other_rules", "pieces", "largest_piece",
-            "second_piece", "blob_length", "blob_width", "shadow_gap")
+            "second_piece", "blob_length", "blob_width", "shadow_gap", "top_left_one", "top_left_two",
+            "faces_left_one", "faces_left_two")
 NO_GAP = 1.0
 # A colour with less than this share of a top in a blob (top and sides) is not asked about.
 MIN_FEATURE_PIXELS = 0.05
@@ -287,7 +291,8 @@ def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: fl
             px[2 * k + 2] / cube_area, px[2 * k + 1] / cube_area, float(c in dim), float((tops >= 0.1).sum()),
             sum(n for colour, (n, _) in rules.items() if colour != c), float((pieces >= 0.2).sum()),
             pieces[0] if len(pieces) else 0.0, pieces[1] if len(pieces) > 1 else 0.0,
-            *pixels.shape, gap]
+            *pixels.shape, gap, *_left_after_squares(m.top, top_area ** 0.5, top_area),
+            *_left_after_squares(m.faces, cube_area ** 0.5, top_area)]
 
 
 def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
@@ -380,6 +385,58 @@ def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
             m = 2
         by_length += m
     return by_area, by_length
+
+
+# Squares are tried at these angles (degrees; a square repeats every 90), on masks shrunk
+# this many times (the measure is coarse, and it is taken for every colour the forest sees).
+SQUARE_ANGLES = (0, 30, 60)
+SQUARE_SHRINK = 2
+# Less than this (in tops) left outside a square is nothing left to place a second one on.
+NOTHING_LEFT = 0.05
+
+
+@functools.cache
+def _squares(side: int) -> tuple[np.ndarray, ...]:
+    """Filled squares of `side` px at SQUARE_ANGLES, each in the same odd-sized box."""
+    k = int(math.ceil(side * 1.42)) | 1
+    out = []
+    for a in SQUARE_ANGLES:
+        box = cv2.boxPoints(((k / 2 - 0.5, k / 2 - 0.5), (side, side), a))
+        kernel = np.zeros((k, k), np.float32)
+        cv2.fillConvexPoly(kernel, np.round(box).astype(np.int32), 1.0)
+        out.append(kernel)
+    return tuple(out)
+
+
+def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple[float, float]:
+    """How much of a mask (in tops) lies outside the one, and the two, squares of `side` px
+    placed one after the other to cover most of it: what one cube cannot explain."""
+    if not mask.any():
+        return 0.0, 0.0
+    squares = _squares(max(3, int(round(side / SQUARE_SHRINK))))
+    r = squares[0].shape[0] // 2
+    h, w = mask.shape
+    small = cv2.resize(mask.astype(np.float32), (max(1, w // SQUARE_SHRINK), max(1, h // SQUARE_SHRINK)),
+                       interpolation=cv2.INTER_AREA)
+    # (the best square's middle lies within r of a pixel: a margin of 2r keeps it whole)
+    left = cv2.copyMakeBorder(small, 2 * r, 2 * r, 2 * r, 2 * r, cv2.BORDER_CONSTANT, value=0)
+    whole, out = float(np.count_nonzero(mask)), []
+    scale = whole / max(float(small.sum()), 1e-6) / top_area
+    for _ in range(2):
+        if out and out[-1] < NOTHING_LEFT:
+            break
+        best, where, which = -1.0, (0, 0), squares[0]
+        for kernel in squares:
+            _, peak, _, at = cv2.minMaxLoc(cv2.filter2D(left, -1, kernel, borderType=cv2.BORDER_CONSTANT))
+            if peak > best:
+                best, where, which = peak, at, kernel
+        if best <= 0:
+            break
+        x, y = where
+        left[y - r:y + r + 1, x - r:x + r + 1] *= 1 - which
+        out.append(float(left.sum()) * scale)
+    out += out[-1:] * (2 - len(out))
+    return out[0], out[1]
 
 
 def _solid(mask: np.ndarray, top_area: float, width: float) -> float:

@@ -1,8 +1,9 @@
 """Splitting a blob into cubes from its coarse labels (vision.split), on drawn label images."""
+import cv2
 import numpy as np
 
 from vision.segment import find_blobs
-from vision.split import split_blobs
+from vision.split import FEATURES, blob_pixels, colour_features, split_blobs
 
 K = 2          # two colours: 1 and 2 are tops, 3 and 4 their sides
 SIZE = 12      # a top is 12 x 12 px
@@ -72,3 +73,41 @@ def test_a_strip_of_side_beside_a_top_of_its_paint_is_that_cube_and_stays_apart(
     coarse[34:39, 20:32] = 2 * K + 1           # pixels of no paint are no cube's side: they join too
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
     assert len(blobs) == 1 and blobs[0].area == 144 + 60
+
+
+def _left(coarse, colour):
+    """A colour's top left outside one, and two, cube-sized squares in the first blob."""
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    row = colour_features(blobs[0], blob_pixels(blobs, comps, coarse, K, TOP)[0], K, TOP, 1.3 * TOP,
+                          frozenset(), colour, {}, 1.0)
+    return row[FEATURES.index("top_left_one")], row[FEATURES.index("top_left_two")]
+
+
+def _square(coarse, centre, angle, value):
+    box = cv2.boxPoints((centre, (SIZE, SIZE), angle))
+    cv2.fillConvexPoly(coarse, np.round(box).astype(np.int32), value)
+
+
+def test_one_tilted_top_fits_one_square():
+    coarse = np.zeros((60, 80), np.uint8)
+    _square(coarse, (40, 30), 25, 1)
+    one, two = _left(coarse, 1)
+    assert one < 0.15 and two < 0.15
+
+
+def test_two_tops_of_a_colour_either_side_of_another_cube_need_two_squares():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[24:36, 16:28] = 1
+    coarse[24:36, 28:40] = 2                   # the other colour's cube joins them into one blob
+    coarse[24:36, 40:52] = 1
+    one, two = _left(coarse, 1)
+    assert 0.8 < one < 1.2 and two < 0.15
+
+
+def test_the_l_of_a_cube_half_under_another_is_more_than_one_square():
+    # two cubes of one colour under a cube of another show one L round it
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[14:42, 14:42] = 1
+    coarse[14:34, 22:42] = 2
+    one, two = _left(coarse, 1)
+    assert one > 0.5 and two < one
