@@ -420,8 +420,9 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
                        interpolation=cv2.INTER_AREA)
     # (the best square's middle lies within r of a pixel: a margin of 2r keeps it whole)
     left = cv2.copyMakeBorder(small, 2 * r, 2 * r, 2 * r, 2 * r, cv2.BORDER_CONSTANT, value=0)
-    whole, out = float(np.count_nonzero(mask)), []
-    scale = whole / max(float(small.sum()), 1e-6) / top_area
+    # (shrunk pixel sums back to pixels, then to tops)
+    scale = np.count_nonzero(mask) / float(small.sum()) / top_area
+    out: list[float] = []
     for _ in range(2):
         if out and out[-1] < NOTHING_LEFT:
             break
@@ -430,13 +431,10 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
             _, peak, _, at = cv2.minMaxLoc(cv2.filter2D(left, -1, kernel, borderType=cv2.BORDER_CONSTANT))
             if peak > best:
                 best, where, which = peak, at, kernel
-        if best <= 0:
-            break
         x, y = where
         left[y - r:y + r + 1, x - r:x + r + 1] *= 1 - which
         out.append(float(left.sum()) * scale)
-    out += out[-1:] * (2 - len(out))
-    return out[0], out[1]
+    return out[0], out[-1]
 
 
 def _solid(mask: np.ndarray, top_area: float, width: float) -> float:
