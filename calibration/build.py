@@ -97,6 +97,20 @@ def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
     return tuple(float(v) for v in coef)
 
 
+def fit_side_field(xy: np.ndarray, offsets: np.ndarray) -> tuple[float, ...]:
+    """Coefficients (cx, cy, k) of offset = (cx, cy) - k (x, y): how far a lone cube's
+    silhouette centre lies from its top's at (x, y) (rectified px from the tray's middle).
+    A cube shows the sides that face the camera, so the offset points to the floor below
+    the camera and grows with the distance from it. Empty with fewer than two cubes."""
+    if len(xy) < 2:
+        return ()
+    A = np.zeros((2 * len(xy), 3))
+    A[0::2, 0], A[1::2, 1] = 1.0, 1.0
+    A[0::2, 2], A[1::2, 2] = -xy[:, 0], -xy[:, 1]
+    coef, *_ = np.linalg.lstsq(A, offsets.reshape(-1), rcond=None)
+    return tuple(float(v) for v in coef)
+
+
 def _click_outlines(counter: Counter, frame: np.ndarray, clicks) -> np.ndarray:
     """Edge strength of the square outline round each click: the best outline score within
     a few pixels (a click is rarely at the exact centre of its top)."""
@@ -215,25 +229,31 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         _, top_comps = cv2.connectedComponents((coarse == k + 1).astype(np.uint8), connectivity=4)
         for rx, ry in pts:
             at = min(int(ry), rect_size[1] - 1), min(int(rx), rect_size[0] - 1)
-            top = float(np.count_nonzero(top_comps == top_comps[at])) if top_comps[at] else 0.0
+            ys, xs = np.nonzero(top_comps == top_comps[at]) if top_comps[at] else ((), ())
+            top = float(len(xs))
             if top:
                 tops.append(top)
             if comps[at]:
-                silhouettes.setdefault(comps[at], []).append(top)
+                silhouettes.setdefault(comps[at], []).append((top, (np.mean(xs), np.mean(ys)) if top else None))
     if not silhouettes or not tops:
         raise CalibrationError("no clicked cube stands out from the tray floor; check the clicks and the light")
     top_area = float(np.median(tops))
     # Lone cubes (one click, one top's worth of top) give the silhouette's size across the
     # tray: it grows away from the point below the camera, where more side shows.
-    lone = [(comp, tops_in[0]) for comp, tops_in in silhouettes.items()
-            if len(tops_in) == 1 and 0.7 * top_area <= tops_in[0] <= 1.3 * top_area]
-    samples_xy, areas = [], []
-    for comp, _ in lone or [(c, 0) for c in silhouettes]:
+    lone = [(comp, tops_in[0][1]) for comp, tops_in in silhouettes.items()
+            if len(tops_in) == 1 and 0.7 * top_area <= tops_in[0][0] <= 1.3 * top_area]
+    samples_xy, areas, tops_xy, offsets = [], [], [], []
+    for comp, top_xy in lone or [(c, None) for c in silhouettes]:
         ys, xs = np.nonzero(comps == comp)
         samples_xy.append((xs.mean() / rect_size[0] - 0.5, ys.mean() / rect_size[1] - 0.5))
         areas.append(float(len(xs)))
+        if top_xy is not None:
+            tops_xy.append(top_xy)
+            offsets.append((xs.mean() - top_xy[0], ys.mean() - top_xy[1]))
     cube_area = float(np.median(areas))
     area_field = fit_area_field(np.array(samples_xy), np.array(areas))
+    side_field = fit_side_field(np.array(tops_xy).reshape(-1, 2) - np.array(rect_size) / 2,
+                                np.array(offsets).reshape(-1, 2))
     cube_size = float(np.sqrt(top_area))
     outline_strength = _outline_strength(Counter(geometry, model, cube_area, cube_size, size, floor_field=field.coef),
                                          frame, [p for pts in points.values() for p in pts])
@@ -246,7 +266,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         floor_pixels=floor_px, colour_pixels=colour_px,
         clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
         floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
-        floor_insets=insets, area_field=area_field, outline_strength=outline_strength,
+        floor_insets=insets, area_field=area_field, side_field=side_field, outline_strength=outline_strength,
         camera_controls=dict(camera_controls or {}))
     return profile, quality_report(model, colour_px, cube_size)
 
@@ -264,6 +284,7 @@ def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[s
     return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
                    profile.cube_size, frame_size, floor_field=profile.floor_field or None,
                    shadow_level=profile.shadow_level, insets=profile.floor_insets or None,
-                   area_field=profile.area_field or None, outline_strength=profile.outline_strength,
+                   area_field=profile.area_field or None, side_field=profile.side_field or None,
+                   outline_strength=profile.outline_strength,
                    forest=count_forest() if "counts" in learned else None,
                    judge=dark_forest() if "dark" in learned else None)

@@ -36,6 +36,7 @@ class Profile:
     shadow_level: float | None = None               # cast shadows' brightness relative to the lit floor
     floor_insets: tuple[int, ...] = ()              # band hidden by the near walls, per edge end (rectified px)
     area_field: tuple[float, ...] = ()              # lone cube's silhouette area over the tray (see fit_area_field)
+    side_field: tuple[float, ...] = ()              # where a lone cube's sides show, over the tray (see fit_side_field)
     outline_strength: float | None = None           # edge strength of the clicked tops' outlines (vision.tops)
     camera_controls: dict = field(default_factory=dict)  # locked exposure/gains, restored with the profile
     version: int = VERSION
@@ -65,6 +66,7 @@ class Profile:
             "shadow_level": None if self.shadow_level is None else round(float(self.shadow_level), 4),
             "floor_insets": [int(v) for v in self.floor_insets],
             "area_field": [round(float(v), 3) for v in self.area_field],
+            "side_field": [round(float(v), 5) for v in self.side_field],
             "outline_strength": None if self.outline_strength is None else round(float(self.outline_strength), 5),
             "camera_controls": dict(self.camera_controls),
         }
@@ -97,6 +99,7 @@ class Profile:
                 shadow_level=None if data.get("shadow_level") is None else float(data["shadow_level"]),
                 floor_insets=tuple(int(v) for v in data.get("floor_insets") or ()),
                 area_field=tuple(float(v) for v in data.get("area_field") or ()),
+                side_field=tuple(float(v) for v in data.get("side_field") or ()),
                 outline_strength=None if data.get("outline_strength") is None else float(data["outline_strength"]),
                 camera_controls=dict(data.get("camera_controls") or {}),
                 version=VERSION,

@@ -58,7 +58,7 @@ def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.n
         pixels = blob_pixels(blobs, comps, coarse, n, counter.top_area)
         counts = rule_counts(blobs, pixels, n, counter.top_area, units, counter.dim_colours)
         found, where = feature_rows(blobs, pixels, n, counter.top_area, units, counter.dim_colours, counts,
-                                    counter.shadow_gaps())
+                                    counter.shadow_gaps(), [counter.sides(b.centre) for b in blobs])
         owner = [(_blob_of(counter, comps, cube.centre), cube.colour) for cube in scene.cubes]
         for row, (i, c) in zip(found, where):
             rows.append(row)

@@ -155,7 +155,8 @@ class Counter:
     def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
                  frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
                  shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
-                 area_field: tuple[float, ...] | None = None, outline_strength: float | None = None,
+                 area_field: tuple[float, ...] | None = None, side_field: tuple[float, ...] | None = None,
+                 outline_strength: float | None = None,
                  forest: Forest | None = None, judge: Forest | None = None):
         self.geometry = geometry
         self.model = model
@@ -163,6 +164,8 @@ class Counter:
         self.cube_size = cube_size          # edge of its top face, rectified px
         self.top_area = cube_size ** 2
         self.area_field = tuple(area_field) if area_field else (cube_area, 0.0, 0.0, 0.0)
+        # (without one, no side is expected anywhere: the features that need it read 0)
+        self.side_field = tuple(side_field) if side_field else (0.0, 0.0, 0.0)
         self.frame_size = tuple(frame_size)
         self.field = FloorField(geometry.rect_size, model.floor_reference)
         if floor_field is not None:
@@ -408,6 +411,13 @@ class Counter:
         area = c[0] + c[1] * x + c[2] * y + c[3] * (x * x + y * y)
         return float(np.clip(area, 0.6 * self.cube_area, 1.6 * self.cube_area))
 
+    def sides(self, centre: tuple[float, float]) -> tuple[float, float]:
+        """Where a lone cube's silhouette centre lies from its top's at a rectified
+        position (px): toward the floor below the camera, farther away from it."""
+        w, h = self.geometry.rect_size
+        cx, cy, k = self.side_field
+        return cx - k * (centre[0] - w / 2), cy - k * (centre[1] - h / 2)
+
     def shadow_gaps(self) -> dict[int, float]:
         """For each paint that passes for the floor in shadow: how much darker than this
         frame's cast shadows its tops are (relative to the lit floor; negative: lighter)."""
@@ -443,7 +453,7 @@ class Counter:
         n = len(self.model.names)
         parts, decisions = split_blobs(blobs, comps, coarse, n, self.top_area,
                                        [self.silhouette(b.centre) for b in blobs], self.dim_colours, self.forest,
-                                       self.shadow_gaps())
+                                       self.shadow_gaps(), [self.sides(b.centre) for b in blobs])
         lone = self._lone_dark_cubes(rect, coarse, parts)
         if not (self.dark_colours and self.outline_strength):
             return Survey(blobs, parts + lone, decisions, [], np.zeros((0, len(DARK_FEATURES))))

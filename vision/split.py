@@ -87,12 +87,14 @@ def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
 
 def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
                 units: list[float], dim: frozenset = frozenset(), forest: Forest | None = None,
-                gaps: dict[int, float] | None = None) -> tuple[list[Part], list[Decision]]:
+                gaps: dict[int, float] | None = None,
+                sides: list[tuple[float, float]] | None = None) -> tuple[list[Part], list[Decision]]:
     """Cubes in the blobs of one frame, and the decisions behind their counts.
     `top_area`: one cube's top; `units`: one lone cube's silhouette where each blob lies;
     `dim`: colours dark enough to be confused with the shaded sides and shadows of other
     cubes; `gaps`: for paints that pass for the floor in shadow, how much darker than this
-    frame's shadows they are (relative to the lit floor). The rules below give each
+    frame's shadows they are (relative to the lit floor); `sides`: where a lone cube's
+    silhouette centre lies from its top's where each blob lies (px; none: nowhere). The rules below give each
     colour's count in a blob; a `forest` (grown on generated scenes, see FEATURES) then
     decides each count from those rules' answer and the measures behind them, and its vote
     share is the count's confidence. The decisions are every count the forest decided, a
@@ -104,7 +106,8 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
                      for _, confidence in found.values()]
     else:
         decisions = []
-        rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {})
+        rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {},
+                                   sides or [(0.0, 0.0)] * len(blobs))
         if rows:
             found, shares = forest.predict(np.array(rows))
             # Lone cubes in the open are not asked (see PLAIN_BLOB): they are right far
@@ -207,15 +210,16 @@ def rule_counts(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top
 
 def feature_rows(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top_area: float,
                  units: list[float], dim: frozenset, counts: list[dict[int, tuple[int, float]]],
-                 gaps: dict[int, float]) -> tuple[list[list[float]], list[tuple[int, int]]]:
+                 gaps: dict[int, float], sides: list[tuple[float, float]]) -> tuple[list[list[float]], list[tuple[int, int]]]:
     """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each
-    row (`counts`: the rules' counts; `gaps`: see split_blobs)."""
+    row (`counts`: the rules' counts; `gaps`, `sides`: see split_blobs)."""
     rows, where = [], []
     for i, (blob, px, unit) in enumerate(zip(blobs, pixels, units)):
         if _one_plain_cube(blob, n_colours, top_area, unit, counts[i]):
             continue
         for c in range(1, n_colours + 1):
-            row = colour_features(blob, px, n_colours, top_area, unit, dim, c, counts[i], gaps.get(c, NO_GAP))
+            row = colour_features(blob, px, n_colours, top_area, unit, dim, c, counts[i], gaps.get(c, NO_GAP),
+                                  sides[i])
             if row is not None:
                 rows.append(row)
                 where.append((i, c))
@@ -253,12 +257,15 @@ def _one_plain_cube(blob: Blob, n_colours: int, top_area: float, cube_area: floa
 # where black passes for the floor in shadow, black pixels beside cubes are often shadow);
 # how much of its top is left outside the best one and two top-sized squares, and of its
 # silhouette outside squares of a lone cube's silhouette (in tops): two cubes under a pile
-# show one L round it, which no single square covers.
+# show one L round it, which no single square covers; how far a lone cube's sides reach
+# there (in cube edges), and where the top that one square leaves lies from it, along the
+# way the sides show and across (in cube edges): a cube's own side lit like a top lies
+# that way, the top of a cube under a pile on any side.
 FEATURES = ("top", "side", "silhouette", "solid_top_fifth", "solid_top_half", "solid_half", "top_pieces",
             "top_pieces_long", "length", "top_length", "rules", "other_tops", "largest_other_top", "blob",
             "dark_part", "unknown", "dim", "colours", "other_rules", "pieces", "largest_piece",
             "second_piece", "blob_length", "blob_width", "shadow_gap", "top_left_one", "top_left_two",
-            "faces_left_one", "faces_left_two")
+            "faces_left_one", "faces_left_two", "side_reach", "top_left_along", "top_left_across")
 NO_GAP = 1.0
 # A colour with less than this share of a top in a blob (top and sides) is not asked about.
 MIN_FEATURE_PIXELS = 0.05
@@ -273,9 +280,11 @@ def count_forest() -> Forest:
 
 
 def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
-                    dim: frozenset, colour: int, rules: dict[int, tuple[int, float]], gap: float) -> list[float] | None:
+                    dim: frozenset, colour: int, rules: dict[int, tuple[int, float]], gap: float,
+                    sides: tuple[float, float]) -> list[float] | None:
     """The FEATURES of `colour` in `blob` (`rules`: the blob's counts by the rules; `gap`:
-    the paint's shadow gap), None where it shows (almost) nothing."""
+    the paint's shadow gap; `sides`: where a lone cube's silhouette centre lies from its
+    top's there, px), None where it shows (almost) nothing."""
     k, c = n_colours, colour
     px = blob.class_pixels.astype(float)
     tops = px[1:k + 1] / top_area
@@ -286,13 +295,21 @@ def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: fl
     mine = rules.get(c, (0, 0.0))[0]
     m = pixels.colour(c)
     pieces = m.pieces
+    top_left = _left_after_squares(m.top, top_area ** 0.5, top_area)
+    # where a lone cube here shows its sides, and where the top one square leaves lies
+    # along and across that way: a cube's own lit side lies that way, the top of a cube
+    # under it anywhere
+    size = top_area ** 0.5
+    reach = math.hypot(*sides) / size
+    ux, uy = (sides[0] / size / reach, sides[1] / size / reach) if reach > 0 else (0.0, 0.0)
+    along, across = top_left[2] * ux + top_left[3] * uy, abs(top_left[3] * ux - top_left[2] * uy)
     return [top, side, (px[c] + px[k + c]) / cube_area, m.solid_top_fifth, m.solid_top_half, m.solid_half,
             *m.top_pieces, m.length, m.top_length, mine, other.sum(), other.max(initial=0.0), blob.area / cube_area,
             px[2 * k + 2] / cube_area, px[2 * k + 1] / cube_area, float(c in dim), float((tops >= 0.1).sum()),
             sum(n for colour, (n, _) in rules.items() if colour != c), float((pieces >= 0.2).sum()),
             pieces[0] if len(pieces) else 0.0, pieces[1] if len(pieces) > 1 else 0.0,
-            *pixels.shape, gap, *_left_after_squares(m.top, top_area ** 0.5, top_area),
-            *_left_after_squares(m.faces, cube_area ** 0.5, top_area)]
+            *pixels.shape, gap, *top_left[:2], *_left_after_squares(m.faces, cube_area ** 0.5, top_area)[:2],
+            reach, along, across]
 
 
 def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
@@ -408,11 +425,12 @@ def _squares(side: int) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple[float, float]:
+def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple[float, float, float, float]:
     """How much of a mask (in tops) lies outside the one, and the two, squares of `side` px
-    placed one after the other to cover most of it: what one cube cannot explain."""
+    placed one after the other to cover most of it: what one cube cannot explain; and
+    where what the first square leaves lies from its middle (x, y in `side`s)."""
     if not mask.any():
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
     squares = _squares(max(3, int(round(side / SQUARE_SHRINK))))
     r = squares[0].shape[0] // 2
     h, w = mask.shape
@@ -423,6 +441,7 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
     # (shrunk pixel sums back to pixels, then to tops)
     scale = np.count_nonzero(mask) / float(small.sum()) / top_area
     out: list[float] = []
+    away = (0.0, 0.0)
     for _ in range(2):
         if out and out[-1] < NOTHING_LEFT:
             break
@@ -434,7 +453,10 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
         x, y = where
         left[y - r:y + r + 1, x - r:x + r + 1] *= 1 - which
         out.append(float(left.sum()) * scale)
-    return out[0], out[-1]
+        if len(out) == 1 and out[0] >= NOTHING_LEFT:
+            m = cv2.moments(left)
+            away = ((m["m10"] / m["m00"] - x) * SQUARE_SHRINK / side, (m["m01"] / m["m00"] - y) * SQUARE_SHRINK / side)
+    return out[0], out[-1], *away
 
 
 def _solid(mask: np.ndarray, top_area: float, width: float) -> float:

@@ -5,6 +5,7 @@ import pytest
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from firmware.scene import layout, random_setup, render
+from firmware.scene.setup import project
 from tests.vision.scenes import calibrated, exact, scene
 
 SEED = 12
@@ -24,6 +25,21 @@ def test_a_profile_and_a_clean_report(frame):
     assert {q.colour for q in report.colours} == set(frame.clicks)
     assert all(q.samples > 10 and q.to_tray > 1 for q in report.colours)
     assert report.lines()[0].startswith("cube size")
+
+
+@pytest.mark.parametrize("seed", [12, 21])
+def test_the_clicked_cubes_show_their_sides_toward_the_floor_below_the_camera(seed):
+    setup, profile, _ = calibrated(seed)
+    counter = make_counter(profile, (640, 480), learned=())   # (no forest is needed)
+    R, C = setup.camera.pose()
+    below = counter.geometry.to_rect(project(setup, np.array([[C[0], C[1], 0.0]]), (640, 480)))[0]
+    w, h = profile.rect_size
+    for point in [(0.2 * w, 0.2 * h), (0.8 * w, 0.2 * h), (0.8 * w, 0.8 * h), (0.2 * w, 0.8 * h)]:
+        sides, toward = np.array(counter.sides(point)), below - np.array(point)
+        assert sides @ toward > 0.9 * np.linalg.norm(sides) * np.linalg.norm(toward)
+    # farther from the camera, more side shows
+    near, far = sorted([(0.5 * w, 0.2 * h), (0.5 * w, 0.8 * h)], key=lambda p: np.hypot(*(below - p)))
+    assert np.hypot(*counter.sides(far)) > np.hypot(*counter.sides(near))
 
 
 @pytest.mark.parametrize("corners, message", [

@@ -75,12 +75,18 @@ def test_a_strip_of_side_beside_a_top_of_its_paint_is_that_cube_and_stays_apart(
     assert len(blobs) == 1 and blobs[0].area == 144 + 60
 
 
-def _left(coarse, colour):
-    """A colour's top left outside one, and two, cube-sized squares in the first blob."""
+def _features(coarse, colour, sides=(0.0, 0.0)):
+    """A colour's FEATURES in the first blob, by name."""
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
     row = colour_features(blobs[0], blob_pixels(blobs, comps, coarse, K, TOP)[0], K, TOP, 1.3 * TOP,
-                          frozenset(), colour, {}, 1.0)
-    return row[FEATURES.index("top_left_one")], row[FEATURES.index("top_left_two")]
+                          frozenset(), colour, {}, 1.0, sides)
+    return dict(zip(FEATURES, row))
+
+
+def _left(coarse, colour):
+    """A colour's top left outside one, and two, cube-sized squares in the first blob."""
+    row = _features(coarse, colour)
+    return row["top_left_one"], row["top_left_two"]
 
 
 def _square(coarse, centre, angle, value):
@@ -111,3 +117,28 @@ def test_the_l_of_a_cube_half_under_another_is_more_than_one_square():
     coarse[14:34, 22:42] = 2
     one, two = _left(coarse, 1)
     assert one > 0.5 and two < one
+
+
+def test_top_left_by_one_square_is_told_apart_by_where_the_sides_show():
+    # a cube's lit side passing for top shows on the camera's side of its top (where its
+    # sides show); the strip of a cube of its paint under it can show on any side
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 30:42] = 1
+    coarse[32:38, 30:42] = 1                   # half a top's worth below it in the view
+    below = (0.0, 3.0)                         # a lone cube here shows its sides 3 px below its top
+    row = _features(coarse, 1, below)
+    assert abs(row["side_reach"] - 0.25) < 1e-6
+    assert 0.3 < row["top_left_one"] < 0.7
+    assert row["top_left_along"] > 0.5 and row["top_left_across"] < 0.2
+    row = _features(coarse, 1, (3.0, 0.0))     # sides to the right: the strip lies across
+    assert abs(row["top_left_along"]) < 0.2 and row["top_left_across"] > 0.5
+    row = _features(coarse, 1, (0.0, -3.0))    # sides above: the strip lies the other way
+    assert row["top_left_along"] < -0.5
+
+
+def test_without_a_side_field_nothing_lies_along_or_across():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 30:42] = 1
+    coarse[32:38, 30:42] = 1
+    row = _features(coarse, 1)
+    assert row["side_reach"] == 0 and row["top_left_along"] == 0 and row["top_left_across"] == 0
