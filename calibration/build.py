@@ -268,7 +268,10 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
         floor_insets=insets, area_field=area_field, side_field=side_field, outline_strength=outline_strength,
         camera_controls=dict(camera_controls or {}))
-    return profile, quality_report(model, colour_px, cube_size)
+    warnings = [] if side_field else [
+        "fewer than two cubes standing alone were clicked, so where cubes show their sides is not known and "
+        "more counts of piles will be doubted; click two or more loose cubes in different parts of the tray"]
+    return profile, quality_report(model, colour_px, cube_size, warnings)
 
 
 def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:

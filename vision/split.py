@@ -94,10 +94,10 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     `dim`: colours dark enough to be confused with the shaded sides and shadows of other
     cubes; `gaps`: for paints that pass for the floor in shadow, how much darker than this
     frame's shadows they are (relative to the lit floor); `sides`: where a lone cube's
-    silhouette centre lies from its top's where each blob lies (px; none: nowhere). The rules below give each
-    colour's count in a blob; a `forest` (grown on generated scenes, see FEATURES) then
-    decides each count from those rules' answer and the measures behind them, and its vote
-    share is the count's confidence. The decisions are every count the forest decided, a
+    silhouette centre lies from its top's where each blob lies (px; none: nowhere). The
+    rules below give each colour's count in a blob; a `forest` (grown on generated scenes,
+    see FEATURES) then decides each count from those rules' answer and the measures behind
+    them, and its vote share is the count's confidence. The decisions are every count the forest decided, a
     colour it found absent included (without a forest: every count of the rules)."""
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
@@ -210,7 +210,8 @@ def rule_counts(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top
 
 def feature_rows(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top_area: float,
                  units: list[float], dim: frozenset, counts: list[dict[int, tuple[int, float]]],
-                 gaps: dict[int, float], sides: list[tuple[float, float]]) -> tuple[list[list[float]], list[tuple[int, int]]]:
+                 gaps: dict[int, float],
+                 sides: list[tuple[float, float]]) -> tuple[list[list[float]], list[tuple[int, int]]]:
     """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each
     row (`counts`: the rules' counts; `gaps`, `sides`: see split_blobs)."""
     rows, where = [], []

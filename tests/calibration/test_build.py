@@ -42,6 +42,15 @@ def test_the_clicked_cubes_show_their_sides_toward_the_floor_below_the_camera(se
     assert np.hypot(*counter.sides(far)) > np.hypot(*counter.sides(near))
 
 
+def test_one_cube_clicked_gives_no_side_field_and_a_warning(frame):
+    name, points = next(iter(frame.clicks.items()))
+    profile, report = build_profile(frame.image, frame.corners, {name: points[:1]})
+    assert profile.side_field == ()
+    assert any("fewer than two cubes standing alone" in w for w in report.warnings)
+    profile, report = build_profile(frame.image, frame.corners, frame.clicks)
+    assert len(profile.side_field) == 3 and not any("standing alone" in w for w in report.warnings)
+
+
 @pytest.mark.parametrize("corners, message", [
     (lambda c: c[:3], "exactly 4 corners"),
     (lambda c: np.vstack([c, c[:1]]), "exactly 4 corners"),
