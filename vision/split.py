@@ -97,8 +97,9 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     silhouette centre lies from its top's where each blob lies (px; none: nowhere). The
     rules below give each colour's count in a blob; a `forest` (grown on generated scenes,
     see FEATURES) then decides each count from those rules' answer and the measures behind
-    them, and its vote share is the count's confidence. The decisions are every count the forest decided, a
-    colour it found absent included (without a forest: every count of the rules)."""
+    them, and its vote share is the count's confidence. The decisions are every count the
+    forest decided, a colour it found absent included (without a forest: every count of the
+    rules)."""
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
     if forest is None:
