@@ -297,13 +297,13 @@ def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: fl
     mine = rules.get(c, (0, 0.0))[0]
     m = pixels.colour(c)
     pieces = m.pieces
-    top_left = _left_after_squares(m.top, top_area ** 0.5, top_area)
+    size = top_area ** 0.5
+    top_left = _left_after_squares(m.top, size, top_area)
     # where a lone cube here shows its sides, and where the top one square leaves lies
     # along and across that way: a cube's own lit side lies that way, the top of a cube
     # under it anywhere
-    size = top_area ** 0.5
-    reach = math.hypot(*sides) / size
-    ux, uy = (sides[0] / size / reach, sides[1] / size / reach) if reach > 0 else (0.0, 0.0)
+    offset = math.hypot(*sides)
+    ux, uy = (sides[0] / offset, sides[1] / offset) if offset > 0 else (0.0, 0.0)
     along, across = top_left[2] * ux + top_left[3] * uy, abs(top_left[3] * ux - top_left[2] * uy)
     return [top, side, (px[c] + px[k + c]) / cube_area, m.solid_top_fifth, m.solid_top_half, m.solid_half,
             *m.top_pieces, m.length, m.top_length, mine, other.sum(), other.max(initial=0.0), blob.area / cube_area,
@@ -311,7 +311,7 @@ def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: fl
             sum(n for colour, (n, _) in rules.items() if colour != c), float((pieces >= 0.2).sum()),
             pieces[0] if len(pieces) else 0.0, pieces[1] if len(pieces) > 1 else 0.0,
             *pixels.shape, gap, *top_left[:2], *_left_after_squares(m.faces, cube_area ** 0.5, top_area)[:2],
-            reach, along, across]
+            offset / size, along, across]
 
 
 def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
