@@ -27,12 +27,20 @@ FACE_TOLERANCE = 12
 FLOOR_SHARE = 0.6
 # A clicked face is grown within this share of the tray's size around the click.
 FACE_WINDOW = 0.12
-# A click whose face grows over this many typical faces and has the floor's colour hit the floor.
-FLOOR_CLICK_FACES = 10
-# ... unless the square outline round it is this strong against the clicks' median.
-FLOOR_CLICK_OUTLINE = 0.5
+# A clicked face grown over this many typical faces leaked into the floor or a shadow: only
+# its part within a cube of the click is kept.
+LEAKED_FACES = 10
 # Fine pixels (vision.tops) searched round a click for its top's outline.
 OUTLINE_SEARCH = 3
+# A click hit the floor when its face is this close to the floor's colour (tolerance units,
+# ColourModel.class_distances) and no outline stands out round it: wood grain and felt draw
+# faint squares too, so the outline must beat this quantile of the bare floor's (measured
+# at points two cubes or more from every click) by FLOOR_OUTLINE_MARGIN. On generated
+# set-ups this refused 348 of 349 clicks on bare floor and none of the clicks on cubes of
+# 824 calibrations; the two overlap little round this margin (1.4 refuses a clicked cube).
+FLOOR_LIKE = 0.5
+FLOOR_OUTLINE_QUANTILE = 95
+FLOOR_OUTLINE_MARGIN = 1.25
 # Pixels this close to the tray's edge are no sample of the floor: clicked corners are a
 # pixel or two off, so the outermost rows may show the foot or the rim of a wall.
 FLOOR_BORDER = 3
@@ -70,14 +78,6 @@ def _clicked_face(image: np.ndarray, point: tuple[float, float]) -> np.ndarray:
     return out
 
 
-def _like_floor(image: np.ndarray, point, floor: np.ndarray) -> bool:
-    """Whether the colour at a click is the tray floor's most common colour."""
-    h, w = image.shape[:2]
-    yy, xx = np.ogrid[:h, :w]
-    here = np.median(image[(xx - point[0]) ** 2 + (yy - point[1]) ** 2 <= 2.5 ** 2].astype(float), axis=0)
-    return float(np.linalg.norm(here - floor)) < 6 + 0.04 * float(np.linalg.norm(floor))
-
-
 def _trim(mask: np.ndarray, point, radius: float) -> np.ndarray:
     """The part of a face mask within `radius` of the click (a face that leaked into a
     shadow of the same darkness keeps only the cube's part)."""
@@ -111,26 +111,42 @@ def fit_side_field(xy: np.ndarray, offsets: np.ndarray) -> tuple[float, ...]:
     return tuple(float(v) for v in coef)
 
 
-def _click_outlines(counter: Counter, frame: np.ndarray, clicks) -> np.ndarray:
-    """Edge strength of the square outline round each click: the best outline score within
-    a few pixels (a click is rarely at the exact centre of its top)."""
+def _outline_scores(counter: Counter, frame: np.ndarray) -> np.ndarray:
+    """Per fine pixel (vision.tops), the best square outline's edge strength within
+    OUTLINE_SEARCH pixels (a click is rarely at the exact centre of its top)."""
     _, edges = counter.outlines(frame)
-    score = outline_score(edges, counter.cube_size * FINE)
+    k = 2 * OUTLINE_SEARCH + 1
+    return cv2.dilate(outline_score(edges, counter.cube_size * FINE), np.ones((k, k), np.uint8))
+
+
+def _click_outlines(counter: Counter, score: np.ndarray, clicks) -> np.ndarray:
+    """The outline scores at the clicks (frame pixels)."""
     h, w = score.shape
-    r = OUTLINE_SEARCH
     at = np.clip(np.round(counter.fine.to_rect(clicks)).astype(int), 0, (w - 1, h - 1))
-    return np.array([float(score[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].max()) for x, y in at])
+    return score[at[:, 1], at[:, 0]].astype(float)
 
 
 def _outline_strength(counter: Counter, frame: np.ndarray, clicks) -> float | None:
     """Edge strength of a clicked top's outline: the median over the clicks."""
-    strength = float(np.median(_click_outlines(counter, frame, clicks)))
+    strength = float(np.median(_click_outlines(counter, _outline_scores(counter, frame), clicks)))
     return strength if strength > 0 else None
 
 
+def _floor_outline(score: np.ndarray, floor: np.ndarray, clicks: list, side: float) -> float:
+    """The FLOOR_OUTLINE_QUANTILE of the outline scores on the bare floor: pixels of the
+    `floor` mask (rectified) two cubes or more from every click and from the tray's edge."""
+    away = floor.astype(np.uint8)
+    for x, y in clicks:
+        cv2.circle(away, (int(round(x)), int(round(y))), int(round(2 * side)), 0, -1)
+    m = int(np.ceil(side))
+    away[:m], away[-m:], away[:, :m], away[:, -m:] = 0, 0, 0, 0
+    fine = cv2.resize(away, (score.shape[1], score.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
+    return float(np.percentile(score[fine], FLOOR_OUTLINE_QUANTILE)) if fine.any() else 0.0
+
+
 def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarray]:
-    """The floor's brightness field and its normalised pixels: the share of the tray
-    closest to its median colour, refined after evening out the light."""
+    """The floor's brightness field and where the floor is: the share of the tray closest
+    to its median colour, refined after evening out the light."""
     field = FloorField((rect.shape[1], rect.shape[0]), np.median(rect.reshape(-1, 3), axis=0))
     image = rect
     for _ in range(3):
@@ -139,7 +155,7 @@ def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarra
         mask = (d <= np.quantile(d[~exclude.reshape(-1)], FLOOR_SHARE)).reshape(rect.shape[:2]) & ~exclude
         field.fit(rect, mask, step=1)
         image = field.normalise(rect)
-    return field, image.reshape(-1, 3)[mask.reshape(-1)]
+    return field, mask
 
 
 def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[float, float]]],
@@ -187,34 +203,41 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     exclude = np.logical_or.reduce([m for ms in raw_faces.values() for m in ms])
     border = np.ones(exclude.shape, bool)
     border[FLOOR_BORDER:-FLOOR_BORDER, FLOOR_BORDER:-FLOOR_BORDER] = False
-    field, floor_px = _floor(rect, (cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) | border)
+    field, floor = _floor(rect, (cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) | border)
     norm = field.normalise(rect)
+    floor_px = norm[floor]
     faces = {name: [_clicked_face(norm, p) for p in pts] for name, pts in clicks.items()}
     rng = np.random.default_rng(0)
     colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
     floor_px = _sample(floor_px, rng)
     model = ColourModel(floor_px, colour_px)
 
-    # A click on a cube grows over its face, bounded by the cube's edges; a click on the
-    # tray grows over the floor, far beyond the size of the other clicked faces, and looks
-    # like the floor around it. So does a top that looks like the floor (black on a grey
-    # tray in a bright light), but a sharp square outline surrounds its click.
+    # A click on a cube grows over its face, bounded by the cube's edges; one on the floor,
+    # or on a top that looks like the floor (black on a grey tray), leaks far beyond.
     areas = np.array([float(m.sum()) for ms in faces.values() for m in ms])
     side = float(np.sqrt(np.median(areas)))
-    floor_median = np.median(rect[cv2.erode(np.uint8(~exclude), np.ones((9, 9), np.uint8)) > 0], axis=0)
-    outlines = _click_outlines(Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef),
-                               frame, [p for pts in points.values() for p in pts])
-    clicked = [(name, i) for name, pts in points.items() for i in range(len(pts))]
-    for (name, i), outline in zip(clicked, outlines):
-        mask, (x, y) = faces[name][i], points[name][i]
-        if mask.sum() <= FLOOR_CLICK_FACES * side * side:
-            continue
-        if _like_floor(rect, clicks[name][i], floor_median) and outline < FLOOR_CLICK_OUTLINE * np.median(outlines):
-            raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube; "
-                                   f"click on the middle of a cube's top")
-        faces[name][i] = _trim(mask, clicks[name][i], 0.6 * side)
+    for name, masks in faces.items():
+        masks[:] = [_trim(m, p, 0.6 * side) if m.sum() > LEAKED_FACES * side * side else m
+                    for m, p in zip(masks, clicks[name])]
     colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
     model = ColourModel(floor_px, colour_px)
+
+    # Colour alone cannot tell a click on the floor from one on a floor-coloured top; the
+    # top's outline can: a cube's sharp edges stand out from the floor's texture. (Not
+    # where the square round the click runs off the floor: the top of a cube against the
+    # far wall shows over the wall.)
+    outline_counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
+    score = _outline_scores(outline_counter, frame)
+    floor_outline = _floor_outline(score, floor, [p for ps in clicks.values() for p in ps], side)
+    for name, pts in points.items():
+        outlines = _click_outlines(outline_counter, score, pts)
+        to_floor = model.class_distances(np.array([np.median(norm[m], axis=0) for m in faces[name]]))[:, 0]
+        inside = [min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1 for rx, ry in clicks[name]]
+        for (x, y), outline, d, checked in zip(pts, outlines, to_floor, inside):
+            if checked and d < FLOOR_LIKE and outline <= FLOOR_OUTLINE_MARGIN * floor_outline:
+                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube (it has "
+                                       f"the floor's colour and no cube's edges round it); click on the middle "
+                                       f"of a cube's top")
 
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).

@@ -141,6 +141,25 @@ def _doubts(sure: list[tuple[bool, bool, float]], out) -> None:
             f"/{int(np.count_nonzero(certain))})", round(share, 4))
 
 
+def floor_clicks(args, out) -> None:
+    """Calibration with a click on the bare floor: each set-up's calibration frame again,
+    one colour's clicks (the next colour at each set-up) replaced by the point of the floor
+    farthest from every cube. Every such calibration should be refused."""
+    refused, tried = [], 0
+    for i in range(args.setups):
+        rng = np.random.default_rng(args.seed + i)
+        setup = random_setup(rng)
+        calib = _calibration_scene(setup, rng)
+        colour = list(calib.clicks)[i % len(calib.clicks)]
+        tried += 1
+        try:
+            build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
+        except CalibrationError as e:
+            refused.append("hit the tray floor" in str(e))
+    out("floor_clicks_refused", f"  a colour clicked on the bare floor: refused {len(refused)}/{tried} "
+        f"({sum(refused)} saying it hit the tray floor)", [len(refused), tried])
+
+
 def speed(frames, out) -> None:
     """Median ms per frame on one core, and the same for a floor of the cheapest sensible
     pipeline on the same frames: Lab conversion, a threshold, connected components."""
@@ -234,6 +253,7 @@ def run(args) -> int:
             print(text, flush=True)
 
     frames = accuracy(args, out)
+    floor_clicks(args, out)
     if frames:
         speed(frames, out)
     if args.videos:

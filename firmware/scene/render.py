@@ -33,6 +33,18 @@ class Scene:
     clicks: dict[str, list[tuple[float, float]]]  # per colour present: points on clearly visible tops
     poses: list[CubePose] = field(default_factory=list)
 
+    def bare_floor(self) -> tuple[float, float]:
+        """Where a click misses every cube: the point farthest from all cubes on a grid
+        over the tray, 30 px or more inside its corners."""
+        c = np.asarray(self.corners, np.float32)
+        grid = np.stack(np.meshgrid(np.linspace(c[:, 0].min() + 40, c[:, 0].max() - 40, 25),
+                                    np.linspace(c[:, 1].min() + 40, c[:, 1].max() - 40, 25)), -1).reshape(-1, 2)
+        grid = grid[[cv2.pointPolygonTest(c, (float(x), float(y)), True) > 30 for x, y in grid]]
+        centres = np.array([cube.centre for cube in self.cubes]).reshape(-1, 2)
+        far = np.linalg.norm(grid[:, None] - centres[None], axis=2).min(axis=1, initial=np.inf)
+        x, y = grid[np.argmax(far)]
+        return float(x), float(y)
+
 
 @dataclass(frozen=True)
 class Hand:

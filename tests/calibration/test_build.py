@@ -64,13 +64,24 @@ def test_bad_corners_are_a_clear_error(frame, corners, message):
 
 
 def test_a_click_on_the_tray_floor_is_an_error(frame):
-    c = np.asarray(frame.corners)
-    grid = np.stack(np.meshgrid(np.linspace(c[:, 0].min() + 40, c[:, 0].max() - 40, 25),
-                                np.linspace(c[:, 1].min() + 40, c[:, 1].max() - 40, 25)), -1).reshape(-1, 2)
-    cubes = np.array([cube.centre for cube in frame.cubes])
-    x, y = grid[np.argmax(np.linalg.norm(grid[:, None] - cubes[None], axis=2).min(axis=1))]
+    x, y = frame.bare_floor()
     with pytest.raises(CalibrationError, match=rf"click for blue at \({x:g},{y:g}\) hit the tray floor"):
         build_profile(frame.image, frame.corners, {**frame.clicks, "blue": [(x, y)]})
+
+
+@pytest.mark.parametrize("seed, colour", [(5, "black"), (7, "blue"), (34, "red")])
+def test_a_click_on_a_wooden_floor_is_an_error(seed, colour):
+    # The grain stops the clicked face from growing over the floor, and draws edges of its
+    # own: only edges that stand out from the grain's are a cube's.
+    rng = np.random.default_rng(seed)
+    setup = random_setup(rng)
+    assert setup.tray.floor_texture == "wood"
+    shown = render(setup, layout(setup, {c: 1 for c in setup.colours}, "scattered", rng), rng)
+    x, y = shown.bare_floor()
+    with pytest.raises(CalibrationError, match=rf"click for {colour} at \({x:g},{y:g}\) hit the tray floor"):
+        build_profile(shown.image, shown.corners, {**shown.clicks, colour: [(x, y)]})
+    profile, _ = build_profile(shown.image, shown.corners, shown.clicks)
+    assert profile.colours == list(shown.clicks)
 
 
 def test_clicks_outside_the_tray_or_the_frame_or_none_are_errors(frame):

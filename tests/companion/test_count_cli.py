@@ -65,13 +65,7 @@ def test_calibrate_rejects_bad_corners(table, capsys, tmp_path, corners, message
 
 def test_calibrate_rejects_a_click_on_the_tray_floor(table, capsys, tmp_path):
     _, calib, _, image = table
-    # the middle of the widest empty stretch of floor: far from every cube
-    xs, ys = np.meshgrid(np.linspace(calib.corners[:, 0].min() + 40, calib.corners[:, 0].max() - 40, 30),
-                         np.linspace(calib.corners[:, 1].min() + 40, calib.corners[:, 1].max() - 40, 30))
-    grid = np.column_stack([xs.ravel(), ys.ravel()])
-    cubes = np.array([c.centre for c in calib.cubes])
-    far = grid[np.argmax(np.min(np.linalg.norm(grid[:, None] - cubes[None], axis=2), axis=1))]
-    clicks = {**calib.clicks, "red": [tuple(far)]}
+    clicks = {**calib.clicks, "red": [calib.bare_floor()]}
     code = main(["calibrate", str(image), "--corners", corners_arg(calib.corners), *samples_args(clicks),
                  "--output", str(tmp_path / "c.json")])
     err = capsys.readouterr().err

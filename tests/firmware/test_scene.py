@@ -94,6 +94,16 @@ def test_clicks_name_each_colour_present_on_its_own_cubes():
             assert nearest.colour == colour
 
 
+@pytest.mark.parametrize("seed", [5, 12])
+def test_the_bare_floor_is_inside_the_tray_and_a_few_cubes_from_any(seed):
+    setup, poses, scene = _scene(seed, "scattered", {"red": 2, "blue": 2, "black": 2})
+    x, y = scene.bare_floor()
+    assert cv2.pointPolygonTest(scene.corners.astype(np.float32), (x, y), True) >= 30
+    gap = min(np.hypot(c.centre[0] - x, c.centre[1] - y) for c in scene.cubes)
+    px_per_mm = np.ptp(scene.corners[:, 0]) / setup.tray.width   # (roughly: the view is tilted)
+    assert gap > 3 * setup.cube_size * px_per_mm
+
+
 def test_scattered_cubes_keep_apart_and_touching_ones_meet():
     rng = np.random.default_rng(21)
     setup = random_setup(rng)
