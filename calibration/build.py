@@ -226,11 +226,11 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     # top's outline can: a cube's sharp edges stand out from the floor's texture. (Not
     # where the square round the click runs off the floor: the top of a cube against the
     # far wall shows over the wall.)
-    outline_counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
-    score = _outline_scores(outline_counter, frame)
+    counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
+    score = _outline_scores(counter, frame)
     floor_outline = _floor_outline(score, floor, [p for ps in clicks.values() for p in ps], side)
     for name, pts in points.items():
-        outlines = _click_outlines(outline_counter, score, pts)
+        outlines = _click_outlines(counter, score, pts)
         to_floor = model.class_distances(np.array([np.median(norm[m], axis=0) for m in faces[name]]))[:, 0]
         inside = [min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1 for rx, ry in clicks[name]]
         for (x, y), outline, d, checked in zip(pts, outlines, to_floor, inside):
@@ -241,7 +241,6 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
 
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).
-    counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
     labels = counter.labels(rect)
     insets = floor_insets((labels == FLOOR) | (labels >= DARK_BASE) & (labels != UNKNOWN))
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef, insets=insets)
