@@ -187,12 +187,16 @@ class Counter:
         k = max(3, int(round(self.cube_size / 2)) | 1)
         self.inner = cv2.erode(self.visible, np.ones((k, k), np.uint8))
         # Cube colours whose lit faces look like floor in shadow (black paint on a grey
-        # tray): the darkness of their tops, relative to the lit floor.
+        # tray), or that the colour model takes for floor anyway (dark grey on a dark
+        # felt): the darkness of their tops, relative to the lit floor. Their cubes are
+        # found by their outlines, as colour cannot find them.
         self.dark_colours = {}
         for k, name in enumerate(model.names):
             d, level = segment_distance(np.median(model.colour_protos[name], axis=0)[None].astype(np.float64),
                                         model.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
-            if d[0] < DARK_COLOUR_DISTANCE:
+            seen = model.labels_of(model.colour_protos[name])
+            as_floor = np.mean((seen == FLOOR) | (seen >= DARK_BASE) & (seen != UNKNOWN))
+            if d[0] < DARK_COLOUR_DISTANCE or as_floor >= 0.5:
                 self.dark_colours[k + 1] = float(level[0])
         # Edge strength of the clicked tops' outlines (calibration), and a finer view to
         # measure outlines on.
