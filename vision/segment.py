@@ -19,9 +19,10 @@ from vision.colour import FLOOR
 MIN_BLOB_FRACTION = 0.2
 # Clicked corners are a few pixels off, so a band this wide (rectified px) along the
 # tray's edge may show the foot of the wall; blobs with less than this share of a cube
-# outside it are wall, not cubes.
+# outside it are wall, not cubes. (No more than a blob's least: a cube that the near wall
+# mostly hides shows little more.)
 EDGE_BAND = 3
-EDGE_INNER = 0.3
+EDGE_INNER = MIN_BLOB_FRACTION
 # A piece of cube pixels too small to be a blob of its own that lies within this many cube
 # edges of a blob belongs to it: the uncovered strip of a cube under a pile, cut off by the
 # shadow of the cube on it. Not so a piece of a paint's sides alone (less than this share of

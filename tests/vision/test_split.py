@@ -75,6 +75,17 @@ def test_a_strip_of_side_beside_a_top_of_its_paint_is_that_cube_and_stays_apart(
     assert len(blobs) == 1 and blobs[0].area == 144 + 60
 
 
+def test_a_cube_mostly_hidden_by_the_near_wall_is_a_blob_and_the_foot_of_a_wall_is_not():
+    # a cube's silhouette is 1.3 tops (187 px): the near wall hides all but 56 px of this one
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[38:45, 20:28] = 1
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    assert [b.area for b in blobs] == [56]
+    coarse[:] = 0
+    coarse[52:60, 72:80] = 2 * K + 1           # as much, in a corner: mostly the walls' foot
+    assert find_blobs(coarse, K, 1.3 * TOP, SIZE)[1] == []
+
+
 def _features(coarse, colour, sides=(0.0, 0.0)):
     """A colour's FEATURES in the first blob, by name."""
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
