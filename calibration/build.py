@@ -7,7 +7,7 @@ import numpy as np
 from calibration.errors import CalibrationError
 from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
-from vision.colour import DARK_BASE, FLOOR, UNKNOWN, ColourModel, FloorField
+from vision.colour import ColourModel, FloorField, floor_labels
 from vision.counter import Counter
 from vision.dark import dark_forest
 from vision.errors import VisionError
@@ -242,7 +242,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).
     labels = counter.labels(rect)
-    insets = floor_insets((labels == FLOOR) | (labels >= DARK_BASE) & (labels != UNKNOWN))
+    insets = floor_insets(floor_labels(labels))
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef, insets=insets)
     coarse = counter.resolve(counter.labels(rect))
     comps, _ = find_blobs(coarse, len(model.names), 1.0, top_size * scale)

@@ -47,6 +47,11 @@ NOISE_RELATIVE = 0.13
 PROTOTYPES = 6
 
 
+def floor_labels(labels: np.ndarray) -> np.ndarray:
+    """Where labels are the floor, lit or in shadow."""
+    return (labels == FLOOR) | (labels >= DARK_BASE) & (labels != UNKNOWN)
+
+
 def _bin_centres() -> np.ndarray:
     edges = (np.arange(BINS + 1) / BINS) ** 2 * 256.0
     return (edges[:-1] + edges[1:]) / 2

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField,
-                           segment_distance)
+                           floor_labels, segment_distance)
 from vision.dark import DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView, features, merged, rule_keeps
 from vision.errors import VisionError
 from vision.forest import Forest
@@ -194,8 +194,7 @@ class Counter:
         for k, name in enumerate(model.names):
             d, level = segment_distance(np.median(model.colour_protos[name], axis=0)[None].astype(np.float64),
                                         model.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
-            seen = model.labels_of(model.colour_protos[name])
-            as_floor = np.mean((seen == FLOOR) | (seen >= DARK_BASE) & (seen != UNKNOWN))
+            as_floor = np.mean(floor_labels(model.labels_of(model.colour_protos[name])))
             if d[0] < DARK_COLOUR_DISTANCE or as_floor >= 0.5:
                 self.dark_colours[k + 1] = float(level[0])
         # Edge strength of the clicked tops' outlines (calibration), and a finer view to

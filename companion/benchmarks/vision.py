@@ -145,19 +145,18 @@ def floor_clicks(args, out) -> None:
     """Calibration with a click on the bare floor: each set-up's calibration frame again,
     one colour's clicks (the next colour at each set-up) replaced by the point of the floor
     farthest from every cube. Every such calibration should be refused."""
-    refused, tried = [], 0
+    refused = []
     for i in range(args.setups):
         rng = np.random.default_rng(args.seed + i)
         setup = random_setup(rng)
         calib = _calibration_scene(setup, rng)
         colour = list(calib.clicks)[i % len(calib.clicks)]
-        tried += 1
         try:
             build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
         except CalibrationError as e:
             refused.append("hit the tray floor" in str(e))
-    out("floor_clicks_refused", f"  a colour clicked on the bare floor: refused {len(refused)}/{tried} "
-        f"({sum(refused)} saying it hit the tray floor)", [len(refused), tried])
+    out("floor_clicks_refused", f"  a colour clicked on the bare floor: refused {len(refused)}/{args.setups} "
+        f"({sum(refused)} saying it hit the tray floor)", [len(refused), args.setups])
 
 
 def speed(frames, out) -> None:
