@@ -92,7 +92,7 @@ def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
     if len(areas) < 4:
         return (float(np.median(areas)), 0.0, 0.0, 0.0)
     A = np.column_stack([np.ones(len(xy)), xy[:, 0], xy[:, 1], (xy ** 2).sum(axis=1)])
-    damping = np.diag([0.0, 1.0, 1.0, 1.0]) * (0.5 if len(areas) >= 8 else 3.0) * np.median(areas) ** 0
+    damping = np.diag([0.0, 1.0, 1.0, 1.0]) * (0.5 if len(areas) >= 8 else 3.0)
     coef = np.linalg.solve(A.T @ A + damping, A.T @ areas)
     return tuple(float(v) for v in coef)
 
