@@ -37,9 +37,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=BENCH_SEED, help=f"first set-up seed (default {BENCH_SEED})")
 
 
-def _calibration_scene(setup, rng):
+def _set_up(seed: int):
+    """A random table set-up from its seed: the generator (it draws the scenes that follow),
+    the set-up, and the frame it is calibrated on (1-2 scattered cubes of each colour)."""
+    rng = np.random.default_rng(seed)
+    setup = random_setup(rng)
     counts = {c: int(rng.integers(1, 3)) for c in setup.colours}
-    return render(setup, layout(setup, counts, "scattered", rng), rng)
+    return rng, setup, render(setup, layout(setup, counts, "scattered", rng), rng)
 
 
 def _random_counts(setup, rng, minimum: int = 1) -> dict[str, int]:
@@ -75,9 +79,7 @@ def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
     and its scenes to count, `scenes` of each kind, as (kind, scene) pairs in the order
     they are drawn (a counter carries its light correction from frame to frame). Raises
     CalibrationError when calibration refuses the frame. `learned`: see make_counter."""
-    rng = np.random.default_rng(seed)
-    setup = random_setup(rng)
-    calib = _calibration_scene(setup, rng)
+    rng, setup, calib = _set_up(seed)
     profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
     counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
 
@@ -147,9 +149,7 @@ def floor_clicks(args, out) -> None:
     farthest from every cube. Every such calibration should be refused."""
     refused = []
     for i in range(args.setups):
-        rng = np.random.default_rng(args.seed + i)
-        setup = random_setup(rng)
-        calib = _calibration_scene(setup, rng)
+        _, _, calib = _set_up(args.seed + i)
         colour = list(calib.clicks)[i % len(calib.clicks)]
         try:
             build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
@@ -185,9 +185,7 @@ def speed(frames, out) -> None:
 def settle(args, out) -> None:
     delays, required, reported_once, wrong, while_moving, duplicates = [], 0, 0, 0, 0, 0
     for v in range(args.videos):
-        rng = np.random.default_rng(args.seed + 5000 + v)
-        setup = random_setup(rng)
-        calib = _calibration_scene(setup, rng)
+        rng, setup, calib = _set_up(args.seed + 5000 + v)
         try:
             profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
         except CalibrationError:
