@@ -13,11 +13,11 @@ from vision.dark import dark_forest
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
 from vision.segment import find_blobs
-from vision.split import count_forest
+from vision.split import count_forest, count_net
 from vision.tops import FINE, outline_score
 
 # The shipped forests a counter uses (make_counter).
-LEARNED = ("counts", "dark")
+LEARNED = ("counts", "dark", "net")
 # The rectified floor is scaled so one cube's top is about this many pixels across:
 # enough to split touching cubes, few enough to count in a few milliseconds.
 CUBE_PIXELS = 12.0
@@ -299,7 +299,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
 def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:
     """A counter for frames of `frame_size` (width, height), at any resolution, using the
     shipped forests named in `learned` and rules instead of the others (to grow them
-    again): "counts" (vision.split), "dark" (vision.dark)."""
+    again): "counts" (vision.split), "dark" (vision.dark), "net" (vision.net, with "counts")."""
     corners = profile.corners_px(frame_size)
     try:
         corners = check_corners(corners, frame_size)
@@ -312,4 +312,5 @@ def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[s
                    area_field=profile.area_field or None, side_field=profile.side_field or None,
                    outline_strength=profile.outline_strength,
                    forest=count_forest() if "counts" in learned else None,
-                   judge=dark_forest() if "dark" in learned else None)
+                   judge=dark_forest() if "dark" in learned else None,
+                   net=count_net() if "net" in learned else None)

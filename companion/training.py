@@ -12,6 +12,7 @@ every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, l
 """
 from __future__ import annotations
 
+import functools
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -20,11 +21,14 @@ import numpy as np
 from calibration.errors import CalibrationError
 from companion.benchmarks.vision import table
 from companion.errors import CompanionError
+from companion.net_training import EPOCHS, grow_net
 from vision.dark import DARK_FEATURES, OUTLINE, rule_keeps
 from vision.forest import Forest, grow
-from vision.split import FEATURES, blob_pixels, feature_rows, rule_counts
+from vision.net import PATCH, PATCH_CHANNELS, Net
+from vision.split import FEATURES, blob_patches, blob_pixels, feature_rows, rule_counts
 
 TRAIN_SEED = 200_000
+NO_PATCHES = np.zeros((0, PATCH, PATCH, len(PATCH_CHANNELS)), np.uint8)
 # Counts above this are rare enough in one blob to be learnt as this.
 MOST = 4
 # A candidate of the dark judge is a true cube when that cube is the nearest one within
@@ -44,16 +48,17 @@ def _blob_of(counter, comps: np.ndarray, centre) -> int:
     return int(np.bincount(near).argmax()) if len(near) else 0
 
 
-def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Feature rows of one table's scenes, their true counts, and the rules' counts."""
+def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.ndarray, ...]:
+    """Feature rows of one table's scenes, their true counts, the rules' counts, and with
+    `patches` the net's patch of each row (vision.net; else none)."""
     try:
         counter, drawn = table(seed, scenes, learned=())
     except CalibrationError:
-        return np.zeros((0, 0)), np.zeros(0, int), np.zeros(0, int)
-    rows, truth, rules = [], [], []
+        return np.zeros((0, 0)), np.zeros(0, int), np.zeros(0, int), NO_PATCHES
+    rows, truth, rules, seen = [], [], [], []
     n = len(counter.model.names)
     for _, scene in drawn:
-        _, coarse, comps, blobs = counter.blobs(scene.image)
+        rect, coarse, comps, blobs = counter.blobs(scene.image)
         units = [counter.silhouette(b.centre) for b in blobs]
         pixels = blob_pixels(blobs, comps, coarse, n, counter.top_area)
         counts = rule_counts(blobs, pixels, n, counter.top_area, units, counter.dim_colours)
@@ -64,7 +69,11 @@ def table_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.n
             rows.append(row)
             truth.append(min(MOST, owner.count((blobs[i].index, counter.model.names[c - 1]))))
             rules.append(counts[i].get(c, (0, 0.0))[0])
-    return np.array(rows), np.array(truth, int), np.array(rules, int)
+        if patches:
+            seen.append(blob_patches(blobs, comps, coarse, counter.light(rect), n, counter.top_area, where,
+                                     [counter.sides(b.centre) for b in blobs]))
+    return np.array(rows), np.array(truth, int), np.array(rules, int), \
+        np.concatenate(seen) if seen else NO_PATCHES
 
 
 def dark_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -72,7 +81,7 @@ def dark_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.nd
     floor in shadow), whether each is a true cube, and whether the rules keep it."""
     empty = np.zeros((0, len(DARK_FEATURES))), np.zeros(0, int), np.zeros(0, int)
     try:
-        counter, drawn = table(seed, scenes, learned=("counts",))
+        counter, drawn = table(seed, scenes, learned=("counts", "net"))
     except CalibrationError:
         return empty
     if not counter.dark_colours or not counter.outline_strength:
@@ -105,11 +114,14 @@ def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> l
     return labels
 
 
-# What each forest learns from: rows of a table, and their features.
-MODELS = {"counts": (table_rows, FEATURES), "dark": (dark_rows, DARK_FEATURES)}
+# What each model learns from: rows of a table, and their features.
+MODELS = {"counts": (table_rows, FEATURES), "dark": (dark_rows, DARK_FEATURES),
+          "net": (functools.partial(table_rows, patches=True), FEATURES)}
 
 
-def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarray, ...]:
+    """Rows of `setups` tables, their labels and the rules' answers (and for the net, the
+    rows' patches), each as one array."""
     rows_of, names = MODELS[model]
     with ProcessPoolExecutor(workers) as pool:
         parts = [p for p in pool.map(rows_of, range(first, first + setups)) if len(p[1])]
@@ -119,26 +131,32 @@ def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarr
 
 
 def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int, workers: int, output,
-          out=print) -> Forest:
-    """Grow the `model` forest ("counts" or "dark", see MODELS) on `setups` tables, report
-    its row accuracy against the rules' on `check` further tables, and save it to `output`."""
+          out=print, epochs: int = EPOCHS) -> Forest | Net:
+    """Grow the `model` forest ("counts" or "dark") or net ("net"; see MODELS) on `setups`
+    tables, report its row accuracy against the rules' on `check` further tables, and save
+    it to `output`. `trees`, `depth`: the forest's; `epochs`: the net's passes."""
     start = time.perf_counter()
-    rows, truth, _ = dataset(model, seed, setups, workers)
+    rows, truth, *more = dataset(model, seed, setups, workers)
     out(f"{len(rows)} rows from {setups} tables (seeds {seed}..{seed + setups - 1}) "
         f"in {time.perf_counter() - start:.0f} s")
     if not len(rows):
         raise CompanionError(f"no rows to learn from in {setups} tables: take more")
     start = time.perf_counter()
-    forest = grow(rows, truth, trees=trees, depth=depth)
-    out(f"grown: {trees} trees, {len(forest.feature)} nodes, in {time.perf_counter() - start:.0f} s")
+    if model == "net":
+        learnt = grow_net(more[1], rows, truth, MOST + 1, epochs, log=out)
+        out(f"grown: {epochs} passes, in {time.perf_counter() - start:.0f} s")
+    else:
+        learnt = grow(rows, truth, trees=trees, depth=depth)
+        out(f"grown: {trees} trees, {len(learnt.feature)} nodes, in {time.perf_counter() - start:.0f} s")
     if check:
-        rows, truth, rules = dataset(model, seed + setups, check, workers)
+        rows, truth, rules, *more = dataset(model, seed + setups, check, workers)
         if len(rows):
-            got = forest.predict(rows)[0]
+            got = learnt.proba(more[0], rows).argmax(axis=1) if model == "net" else learnt.predict(rows)[0]
             out(f"check ({check} more tables, {len(rows)} rows): right by the rules "
-                f"{100 * np.mean(rules == truth):.1f}%, by the forest {100 * np.mean(got == truth):.1f}%")
+                f"{100 * np.mean(rules == truth):.1f}%, by the {model if model == 'net' else 'forest'} "
+                f"{100 * np.mean(got == truth):.1f}%")
         else:
             out(f"check ({check} more tables): no rows to check on")
-    forest.save(output)
+    learnt.save(output)
     out(f"saved {output}")
-    return forest
+    return learnt

@@ -14,6 +14,7 @@ from vision.dark import DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkV
 from vision.errors import VisionError
 from vision.forest import Forest
 from vision.geometry import TrayGeometry, inset_mask
+from vision.net import Net
 from vision.segment import Blob, find_blobs
 from vision.split import Decision, Part, cubes_in_area, split_blobs
 from vision.tops import FINE, outline_score, peaks, sharp_edges
@@ -35,14 +36,16 @@ DIM_LEVEL = 100
 # black with a tint).
 DIM_MEAN = 100
 DIM_CHROMA = 50
-# A frame's confidence is the product of the vote shares of the forests' decisions raised
-# to this power: the shares are low for many counts that are right, and so raised, the
-# confidence matches how often counts given it are exact (fitted by likelihood on the
-# tuning tables, seeds 300000-300047; within a few points on the check and held-out ones).
+# A frame's confidence is the product of the shares of its decisions (the forests' vote
+# shares, averaged with the net's where it is asked) raised to this power: the shares are
+# low for many counts that are right, and so raised, the confidence follows how often
+# counts given it are exact. On the tuning tables (seeds 300000-300047) a fit by likelihood
+# gives 0.36; 0.42 keeps confidences a little lower (mean 0.917 against 0.922 exact), which
+# doubts a few more miscounts.
 CONFIDENCE_POWER = 0.42
 # A count whose confidence is below this is not sure: the table should check the tray.
-# On the tuning tables a fifth of the scenes fall below it, two thirds of the miscounted
-# ones among them, and 96% of the others are exact.
+# On the tuning tables a sixth of the scenes fall below it, two thirds of the miscounted
+# ones among them, and 97% of the others are exact.
 SURE = 0.86
 # In a count that is not sure, the places of the decisions with less than this vote share
 # (at least the weakest one) are shown as the places to check (a single decision below 0.7
@@ -157,7 +160,7 @@ class Counter:
                  shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
                  area_field: tuple[float, ...] | None = None, side_field: tuple[float, ...] | None = None,
                  outline_strength: float | None = None,
-                 forest: Forest | None = None, judge: Forest | None = None):
+                 forest: Forest | None = None, judge: Forest | None = None, net: Net | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
@@ -201,6 +204,7 @@ class Counter:
         # measure outlines on.
         self.outline_strength = outline_strength
         self.forest = forest                # decides counts per blob (vision.split); None: rules alone
+        self.net = net                      # ... with the forest (vision.net); None: the forest alone
         self.judge = judge                  # keeps the floor-coloured paint's cubes (vision.dark); None: rules
         self.fine = TrayGeometry(geometry.corners, (round(w * FINE), round(h * FINE)))
 
@@ -211,6 +215,11 @@ class Counter:
         scale = cv2.resize(self.field.scale(), self.fine.rect_size, interpolation=cv2.INTER_LINEAR)
         level = self._floor_level(cv2.multiply(fine, scale))
         return level, sharp_edges(level)
+
+    def light(self, rect: np.ndarray) -> np.ndarray:
+        """Light relative to the lit floor of a rectified frame, after correcting it toward
+        calibration (float32)."""
+        return self._floor_level(self.field.normalise(rect))
 
     def _floor_level(self, normalised: np.ndarray) -> np.ndarray:
         """Brightness relative to the lit floor, along the floor's colour (float32)."""
@@ -377,7 +386,7 @@ class Counter:
         if not self.dark_colours:
             return []
         colour = min(self.dark_colours)
-        level = cv2.blur(self._floor_level(self.field.normalise(rect)), (3, 3))
+        level = cv2.blur(self.light(rect), (3, 3))
         mine = self._may_be_paint(coarse, colour)
         dark = ((level < (1 + self.dark_colours[colour]) / 2) & mine & (self.visible > 0)).astype(np.uint8)
         # an opening with half a cube removes the thin dark edges around other cubes
@@ -454,9 +463,10 @@ class Counter:
         """The frame's blobs and the cubes found in them (see Survey)."""
         rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
+        level = self.light(rect) if self.net is not None else None
         parts, decisions = split_blobs(blobs, comps, coarse, n, self.top_area,
                                        [self.silhouette(b.centre) for b in blobs], self.dim_colours, self.forest,
-                                       self.shadow_gaps(), [self.sides(b.centre) for b in blobs])
+                                       self.shadow_gaps(), [self.sides(b.centre) for b in blobs], self.net, level)
         lone = self._lone_dark_cubes(rect, coarse, parts)
         if not (self.dark_colours and self.outline_strength):
             return Survey(blobs, parts + lone, decisions, [], np.zeros((0, len(DARK_FEATURES))))

@@ -1,10 +1,11 @@
-"""Growing the counter's forests on generated tables (companion.training, `companion train`)."""
+"""Growing the counter's forests and net on generated tables (companion.training, `companion train`)."""
 import numpy as np
 
 from companion.cli import main
 from companion.training import MOST, _matched, dark_rows, table_rows
 from vision.dark import DARK_FEATURES, OUTLINE
 from vision.forest import Forest
+from vision.net import PATCH, PATCH_CHANNELS, Net
 from vision.split import FEATURES
 
 # A table where black passes for the floor in shadow, and one where no paint does.
@@ -12,12 +13,18 @@ DARK_TABLE, PLAIN_TABLE = 504, 500
 
 
 def test_rows_of_a_table_carry_the_features_and_the_true_counts():
-    rows, truth, rules = table_rows(500, scenes=1)      # one scene of each kind
+    rows, truth, rules, patches = table_rows(500, scenes=1)      # one scene of each kind
     assert rows.shape == (len(truth), len(FEATURES)) and len(truth) >= 8
     assert truth.min() >= 0 and truth.max() <= MOST
     # the ground truth finds the cubes in their blobs: the rules mostly agree with it
     assert np.mean(truth == rules) > 0.8
     assert truth.sum() > 0.8 * rules.sum()
+    # patches are made only for the net
+    assert len(patches) == 0
+    again, _, _, patches = table_rows(500, scenes=1, patches=True)
+    assert np.array_equal(again, rows) and patches.shape == (len(rows), PATCH, PATCH, len(PATCH_CHANNELS))
+    # every row's colour shows in its patch's tops or sides
+    assert (patches[..., :2].reshape(len(rows), -1).max(axis=1) > 0).all()
 
 
 def test_companion_train_grows_saves_and_checks_a_forest(tmp_path, capsys):
@@ -30,10 +37,25 @@ def test_companion_train_grows_saves_and_checks_a_forest(tmp_path, capsys):
     assert forest.features == len(FEATURES) and len(forest.roots) == 3
 
 
+def test_companion_train_grows_saves_and_checks_the_net(tmp_path, capsys):
+    out = tmp_path / "net.npz"
+    assert main(["train", "--model", "net", "--setups", "2", "--check", "1", "--seed", "501", "--epochs", "2",
+                 "--workers", "1", "--output", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "pass 2 of 2" in text and "by the net" in text
+    net = Net.load(out)
+    assert net.features == len(FEATURES) and net.classes == MOST + 1
+    rows, truth, _, patches = table_rows(503, scenes=1, patches=True)
+    shares = net.proba(patches, rows)
+    assert shares.shape == (len(rows), MOST + 1) and np.allclose(shares.sum(axis=1), 1)
+
+
 def test_companion_train_refuses_nonsense_sizes(tmp_path, capsys):
     out = tmp_path / "counts.npz"
     assert main(["train", "--setups", "0", "--output", str(out)]) == 2
     assert "--setups" in capsys.readouterr().err and not out.exists()
+    assert main(["train", "--model", "net", "--epochs", "0", "--output", str(out)]) == 2
+    assert "--epochs" in capsys.readouterr().err and not out.exists()
 
 
 def test_each_true_cube_takes_its_nearest_outline_and_its_nearest_other_candidate():
