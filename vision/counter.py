@@ -40,7 +40,7 @@ DIM_CHROMA = 50
 # shares, averaged with the net's where it is asked) raised to this power: the shares are
 # low for many counts that are right, and so raised, the confidence follows how often
 # counts given it are exact. On the tuning tables (seeds 300000-300047) a fit by likelihood
-# gives 0.36; 0.42 keeps confidences a little lower (mean 0.917 against 0.922 exact), which
+# gives 0.33; 0.42 keeps confidences a little lower (mean 0.918 against 0.928 exact), which
 # doubts a few more miscounts.
 CONFIDENCE_POWER = 0.42
 # A count whose confidence is below this is not sure: the table should check the tray.

@@ -54,9 +54,9 @@ def test_a_small_pile_is_split():
 # Pile scenes of the test set-ups the counter miscounted when this test was written: a cube
 # mostly hidden under others. Whatever it counts there, it must not claim to be sure of a
 # wrong count. Since the count forest measures what one square leaves uncovered, it counts
-# (19, 0) right; since the net decides with it, it doubts its wrong count of (12, 0) (0.84)
-# but is sure of its wrong count of (12, 3) (0.90): about 3% of generated scenes are sure
-# and wrong.
+# (19, 0) right; since the net decides with it, it doubts its wrong counts of (12, 0) (just
+# below SURE) and (13, 0) but is sure of its wrong count of (12, 3) (0.88): about 3% of
+# generated scenes are sure and wrong.
 SURE_AND_WRONG = pytest.mark.xfail(strict=True, reason="the counter is sure of a count one cube short here")
 
 
