@@ -67,7 +67,9 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
     """3x3 convolution with zero padding, channels last (x: N,H,W,C; w: 9C,K), and the
     columns it multiplied (for the gradient)."""
     n, h, wd, c = x.shape
-    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    # (np.pad costs more than the rest of a small batch)
+    p = np.zeros((n, h + 2, wd + 2, c), x.dtype)
+    p[:, 1:-1, 1:-1] = x
     cols = np.concatenate([p[:, i:i + h, j:j + wd] for i in range(3) for j in range(3)], axis=3)
     return cols @ w + b, cols
 
