@@ -6,9 +6,9 @@ colour beside the cube on it, and whether a strip is a cube's own side or anothe
 depends on where it lies. The net sees that directly: a patch of PATCH px square covering
 PATCH_EDGES cube edges round the colour's pixels, turned so that the sides a lone cube
 shows there point down, with the channels of PATCH_CHANNELS, and also the forest's
-FEATURES. Its class shares are averaged with the forest's (vision.split): on rows of 100
-generated tables neither learnt from, the forest got 205 of 9584 wrong, the net 185, the
-two together 174.
+FEATURES. Where the forest is unsure, its class shares are averaged with the forest's
+(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1915 are
+counted exactly so, 1884 by the forest alone.
 
 Only the forward pass is here; `companion train --model net` grows it (companion.net_training).
 """
