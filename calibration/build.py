@@ -16,7 +16,7 @@ from vision.segment import find_blobs
 from vision.split import count_forest, count_net
 from vision.tops import FINE, outline_score
 
-# The shipped forests a counter uses (make_counter).
+# The shipped models a counter uses (make_counter).
 LEARNED = ("counts", "dark", "net")
 # The rectified floor is scaled so one cube's top is about this many pixels across:
 # enough to split touching cubes, few enough to count in a few milliseconds.

@@ -463,10 +463,10 @@ class Counter:
         """The frame's blobs and the cubes found in them (see Survey)."""
         rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
-        level = self.light(rect) if self.net is not None else None
         parts, decisions = split_blobs(blobs, comps, coarse, n, self.top_area,
                                        [self.silhouette(b.centre) for b in blobs], self.dim_colours, self.forest,
-                                       self.shadow_gaps(), [self.sides(b.centre) for b in blobs], self.net, level)
+                                       self.shadow_gaps(), [self.sides(b.centre) for b in blobs], self.net,
+                                       lambda: self.light(rect))
         lone = self._lone_dark_cubes(rect, coarse, parts)
         if not (self.dark_colours and self.outline_strength):
             return Survey(blobs, parts + lone, decisions, [], np.zeros((0, len(DARK_FEATURES))))

@@ -81,17 +81,18 @@ class Forest:
         return forest
 
 
-def shipped(path, features: tuple[str, ...], model: str) -> Forest:
-    """A forest the counter ships with, checked against the features the counter measures
-    now (`model`: its name for `companion train --model`)."""
+def shipped(path, features: tuple[str, ...], model: str, load=None):
+    """A forest (or, with its `load`, another model: vision.net.Net.load) the counter ships
+    with, checked against the features the counter measures now (`model`: its name for
+    `companion train --model`)."""
     again = f"grow it again with `companion train --model {model}`"
     try:
-        forest = Forest.load(path)
+        learnt = (load or Forest.load)(path)
     except VisionError as e:
         raise VisionError(f"{e}: {again}") from None
-    if forest.features != len(features):
-        raise VisionError(f"{path} was grown on {forest.features} features, the counter has {len(features)}: {again}")
-    return forest
+    if learnt.features != len(features):
+        raise VisionError(f"{path} was grown on {learnt.features} features, the counter has {len(features)}: {again}")
+    return learnt
 
 
 def grow(rows: np.ndarray, labels: np.ndarray, trees: int = 60, depth: int = 10, min_leaf: int = 3,

@@ -146,17 +146,16 @@ class Net:
 
     @classmethod
     def load(cls, path) -> "Net":
-        again = "grow it again with `companion train --model net`"
         try:
             with np.load(path) as data:
                 p = {k: data[k] for k in data.files}
         except OSError as e:
-            raise VisionError(f"cannot read the net in {path}: {e}: {again}") from None
+            raise VisionError(f"cannot read the net in {path}: {e}") from None
         except (ValueError, zipfile.BadZipFile):
-            raise VisionError(f"{path} is not a saved net: {again}") from None
+            raise VisionError(f"{path} is not a saved net") from None
         expected = cls.random(len(p.get("mu", ())), len(p.get("bo", ())))
         if p.keys() != expected.p.keys() or any(p[k].shape != v.shape for k, v in expected.p.items()):
-            raise VisionError(f"the net in {path} does not have the layers of this counter: {again}")
+            raise VisionError(f"the net in {path} does not have the layers of this counter")
         return cls(p)
 
 

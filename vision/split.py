@@ -25,7 +25,6 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.errors import VisionError
 from vision.forest import Forest, shipped
 from vision.net import PATCH, PATCH_CHANNELS, PATCH_EDGES, Net, patch
 from vision.segment import Blob
@@ -93,7 +92,7 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
                 units: list[float], dim: frozenset = frozenset(), forest: Forest | None = None,
                 gaps: dict[int, float] | None = None,
                 sides: list[tuple[float, float]] | None = None, net: Net | None = None,
-                level: np.ndarray | None = None) -> tuple[list[Part], list[Decision]]:
+                light: Callable[[], np.ndarray] | None = None) -> tuple[list[Part], list[Decision]]:
     """Cubes in the blobs of one frame, and the decisions behind their counts.
     `top_area`: one cube's top; `units`: one lone cube's silhouette where each blob lies;
     `dim`: colours dark enough to be confused with the shaded sides and shadows of other
@@ -102,9 +101,9 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     silhouette centre lies from its top's where each blob lies (px; none: nowhere). The
     rules below give each colour's count in a blob; a `forest` (grown on generated scenes,
     see FEATURES) then decides each count from those rules' answer and the measures behind
-    them, and its vote share is the count's confidence; with a `net` (vision.net) and the
-    frame's `level` (light relative to the lit floor), the net's shares and the forest's
-    are averaged. The decisions are every count the forest decided, a colour it found
+    them, and its vote share is the count's confidence; with a `net` (vision.net) and
+    `light` (giving the frame's light relative to the lit floor, asked only when the net
+    is), the net's shares and the forest's are averaged where the forest is unsure. The decisions are every count the forest decided, a colour it found
     absent included (without a forest: every count of the rules)."""
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
@@ -117,8 +116,8 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
         rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {}, sides)
         if rows:
             def patches_of(ask: np.ndarray) -> np.ndarray:
-                return blob_patches(blobs, comps, coarse, level, n_colours, top_area, [where[k] for k in ask], sides)
-            found, shares = decide(forest, net, np.array(rows), None if level is None else patches_of)
+                return blob_patches(blobs, comps, coarse, light(), n_colours, top_area, [where[k] for k in ask], sides)
+            found, shares = decide(forest, net, np.array(rows), None if light is None else patches_of)
             # Lone cubes in the open are not asked (see PLAIN_BLOB): they are right far
             # more often than any vote share says, so only the forest's answers are doubted.
             decisions = [Decision(float(share), blobs[i].centre) for (i, _), share in zip(where, shares)]
@@ -329,12 +328,8 @@ def count_forest() -> Forest:
 
 @functools.cache
 def count_net() -> Net:
-    """The shipped net, read once, checked against the features the counter measures now."""
-    net = Net.load(COUNT_NET)
-    if net.features != len(FEATURES):
-        raise VisionError(f"{COUNT_NET} was grown on {net.features} features, the counter has {len(FEATURES)}: "
-                          "grow it again with `companion train --model net`")
-    return net
+    """The shipped net, read once."""
+    return shipped(COUNT_NET, FEATURES, "net", Net.load)
 
 
 def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,

@@ -4,7 +4,7 @@ import pytest
 
 from companion.net_training import gradients, grow_net
 from vision.errors import VisionError
-from vision.forest import grow
+from vision.forest import grow, shipped
 from vision.net import PATCH, PATCH_CHANNELS, Net, patch
 from vision.split import FEATURES, NET_BELOW, count_forest, count_net, decide
 
@@ -97,7 +97,7 @@ def test_a_net_learns_where_a_patch_is_lit_and_keeps_it_when_saved(tmp_path):
 def test_a_broken_net_file_is_named(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a net")
     with pytest.raises(VisionError, match=r"bad.npz is not a saved net: grow it again with .*--model net`"):
-        Net.load(tmp_path / "bad.npz")
+        shipped(tmp_path / "bad.npz", FEATURES, "net", Net.load)
     net = Net.random(4, 3)
     np.savez(tmp_path / "cut.npz", **{k: v for k, v in net.p.items() if k != "wh"})
     with pytest.raises(VisionError, match="cut.npz does not have the layers"):
