@@ -39,7 +39,7 @@ def _pool_back(dm: np.ndarray, where: np.ndarray) -> np.ndarray:
 def gradients(net: Net, x: np.ndarray, f: np.ndarray, y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy of scaled inputs (Net.inputs) against counts `y`, and its
     gradient for each weight."""
-    logits, (layers, shape, flat, zh, h) = net.forward(x, f)
+    logits, (layers, shape, flat, zh, h) = net.forward(x, f, trace=True)
     n = len(y)
     d = softmax(logits)
     loss = float(-np.log(d[np.arange(n), y] + 1e-9).mean())

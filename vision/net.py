@@ -74,12 +74,13 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
     return cols @ w + b, cols
 
 
-def pool(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """2x2 max pool, and where the maxima were (for the gradient)."""
+def pool(x: np.ndarray, trace: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """2x2 max pool, and with `trace` where the maxima were (for the gradient; finding
+    them costs a quarter of a counting pass)."""
     n, h, w, c = x.shape
     r = x.reshape(n, h // 2, 2, w // 2, 2, c)
     m = r.max(axis=(2, 4))
-    return m, r == m[:, :, None, :, None, :]
+    return m, r == m[:, :, None, :, None, :] if trace else None
 
 
 class Net:
@@ -122,12 +123,13 @@ class Net:
                               f"got {len(patches)} patches and rows of shape {rows.shape}")
         return patches.astype(np.float32) / 255, (rows - self.p["mu"]) / self.p["sd"]
 
-    def forward(self, x: np.ndarray, f: np.ndarray):
-        """Logits of scaled inputs, and what the gradient needs of each layer."""
+    def forward(self, x: np.ndarray, f: np.ndarray, trace: bool = False):
+        """Logits of scaled inputs, and what the gradient needs of each layer (the pools'
+        maxima only with `trace`)."""
         layers = []
         for i in range(len(WIDTHS)):
             z, cols = conv(x, self.p[f"w{i}"], self.p[f"b{i}"])
-            m, where = pool(np.maximum(z, 0))
+            m, where = pool(np.maximum(z, 0), trace)
             layers.append((x.shape, cols, z, where))
             x = m
         flat = np.concatenate([x.reshape(len(x), -1), f], axis=1)
