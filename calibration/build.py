@@ -9,7 +9,7 @@ from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
 from vision.colour import ColourModel, FloorField, floor_labels
 from vision.counter import Counter
-from vision.dark import dark_forest
+from vision.dark import dark_forest, dark_net
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
 from vision.segment import find_blobs
@@ -17,7 +17,7 @@ from vision.split import count_forest, count_net
 from vision.tops import FINE, outline_score
 
 # The shipped models a counter uses (make_counter).
-LEARNED = ("counts", "dark", "net")
+LEARNED = ("counts", "dark", "net", "darknet")
 # The rectified floor is scaled so one cube's top is about this many pixels across:
 # enough to split touching cubes, few enough to count in a few milliseconds.
 CUBE_PIXELS = 12.0
@@ -299,7 +299,8 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
 def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:
     """A counter for frames of `frame_size` (width, height), at any resolution, using the
     shipped forests named in `learned` and rules instead of the others (to grow them
-    again): "counts" (vision.split), "dark" (vision.dark), "net" (vision.net, with "counts")."""
+    again): "counts" (vision.split), "dark" (vision.dark), "net" (vision.net, with "counts"),
+    "darknet" (vision.net, with "dark")."""
     corners = profile.corners_px(frame_size)
     try:
         corners = check_corners(corners, frame_size)
@@ -313,4 +314,5 @@ def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[s
                    outline_strength=profile.outline_strength,
                    forest=count_forest() if "counts" in learned else None,
                    judge=dark_forest() if "dark" in learned else None,
-                   net=count_net() if "net" in learned else None)
+                   net=count_net() if "net" in learned else None,
+                   dark_net=dark_net() if "darknet" in learned else None)

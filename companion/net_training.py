@@ -60,7 +60,7 @@ def grow_net(patches: np.ndarray, rows: np.ndarray, truth: np.ndarray, classes: 
     """A net taught `truth` (counts 0..classes-1) from `patches` (uint8) and their feature
     rows, by Adam on mini-batches in an order drawn from `seed`."""
     rows = np.asarray(rows, np.float32)
-    net = Net.random(rows.shape[1], classes, seed)
+    net = Net.random(rows.shape[1], classes, seed, channels=patches.shape[3])
     net.p["mu"], net.p["sd"] = rows.mean(0), rows.std(0) + 1e-6
     learnt = [k for k in net.p if k not in ("mu", "sd")]
     m = {k: np.zeros_like(net.p[k]) for k in learnt}

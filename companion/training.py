@@ -7,7 +7,8 @@ that colour the scene's ground truth puts in the blob (a cube belongs to the blo
 the middle of its visible top, or the blob most of the half cube round it falls in). For
 the dark judge (vision.dark), on tables where a paint passes for the floor in shadow,
 every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, labelled
-1 when it is a true cube (see `_matched`). The tables come from their own seeds
+1 when it is a true cube (see `_matched`). The nets (vision.net) learn from the same rows
+as the count forest and the judge, each row with its patch. The tables come from their own seeds
 (TRAIN_SEED and up), apart from the benchmark's and the tests'.
 """
 from __future__ import annotations
@@ -22,13 +23,15 @@ from calibration.errors import CalibrationError
 from companion.benchmarks.vision import table
 from companion.errors import CompanionError
 from companion.net_training import EPOCHS, grow_net
-from vision.dark import DARK_FEATURES, OUTLINE, rule_keeps
+from vision.dark import DARK_CHANNELS, DARK_FEATURES, OUTLINE, rule_keeps
+from vision.dark import patches as dark_patches
 from vision.forest import Forest, grow
 from vision.net import PATCH, PATCH_CHANNELS, Net
 from vision.split import FEATURES, blob_patches, blob_pixels, feature_rows, rule_counts
 
 TRAIN_SEED = 200_000
 NO_PATCHES = np.zeros((0, PATCH, PATCH, len(PATCH_CHANNELS)), np.uint8)
+NO_DARK_PATCHES = np.zeros((0, PATCH, PATCH, len(DARK_CHANNELS)), np.uint8)
 # Counts above this are rare enough in one blob to be learnt as this.
 MOST = 4
 # A candidate of the dark judge is a true cube when that cube is the nearest one within
@@ -76,10 +79,11 @@ def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nd
         np.concatenate(seen) if seen else NO_PATCHES
 
 
-def dark_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dark_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.ndarray, ...]:
     """The dark judge's rows of one table's scenes (none where no paint passes for the
-    floor in shadow), whether each is a true cube, and whether the rules keep it."""
-    empty = np.zeros((0, len(DARK_FEATURES))), np.zeros(0, int), np.zeros(0, int)
+    floor in shadow), whether each is a true cube, whether the rules keep it, and with
+    `patches` the judge's net's patch of each (vision.dark.patches; else none)."""
+    empty = np.zeros((0, len(DARK_FEATURES))), np.zeros(0, int), np.zeros(0, int), NO_DARK_PATCHES
     try:
         counter, drawn = table(seed, scenes, learned=("counts", "net"))
     except CalibrationError:
@@ -87,15 +91,17 @@ def dark_rows(seed: int, scenes: int = 4) -> tuple[np.ndarray, np.ndarray, np.nd
     if not counter.dark_colours or not counter.outline_strength:
         return empty
     name = counter.model.names[min(counter.dark_colours) - 1]
-    rows, truth = [], []
+    rows, truth, seen = [], [], [NO_DARK_PATCHES]
     for _, scene in drawn:
         survey = counter.survey(scene.image)
         cubes = counter.geometry.to_rect([c.centre for c in scene.cubes if c.colour == name])
+        centres = [p.centre for p, _ in survey.candidates]
         rows.append(survey.rows)
-        truth += _matched([p.centre for p, _ in survey.candidates], [s == OUTLINE for _, s in survey.candidates],
-                          cubes, MATCH * counter.cube_size)
+        truth += _matched(centres, [s == OUTLINE for _, s in survey.candidates], cubes, MATCH * counter.cube_size)
+        if patches:
+            seen.append(dark_patches(survey.view, centres))
     rows = np.concatenate(rows)
-    return rows, np.array(truth, int), rule_keeps(rows).astype(int)
+    return rows, np.array(truth, int), rule_keeps(rows).astype(int), np.concatenate(seen)
 
 
 def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> list[int]:
@@ -116,7 +122,10 @@ def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> l
 
 # What each model learns from: rows of a table, and their features.
 MODELS = {"counts": (table_rows, FEATURES), "dark": (dark_rows, DARK_FEATURES),
-          "net": (functools.partial(table_rows, patches=True), FEATURES)}
+          "net": (functools.partial(table_rows, patches=True), FEATURES),
+          "darknet": (functools.partial(dark_rows, patches=True), DARK_FEATURES)}
+# The nets among them, and the classes each learns: counts 0..MOST, or cube or not.
+NETS = {"net": MOST + 1, "darknet": 2}
 
 
 def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarray, ...]:
@@ -132,7 +141,7 @@ def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarr
 
 def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int, workers: int, output,
           out=print, epochs: int = EPOCHS) -> Forest | Net:
-    """Grow the `model` forest ("counts" or "dark") or net ("net"; see MODELS) on `setups`
+    """Grow the `model` forest ("counts" or "dark") or net ("net" or "darknet"; see MODELS) on `setups`
     tables, report its row accuracy against the rules' on `check` further tables, and save
     it to `output`. `trees`, `depth`: the forest's; `epochs`: the net's passes."""
     start = time.perf_counter()
@@ -142,8 +151,8 @@ def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int
     if not len(rows):
         raise CompanionError(f"no rows to learn from in {setups} tables: take more")
     start = time.perf_counter()
-    if model == "net":
-        learnt = grow_net(more[1], rows, truth, MOST + 1, epochs, log=out)
+    if model in NETS:
+        learnt = grow_net(more[1], rows, truth, NETS[model], epochs, log=out)
         out(f"grown: {epochs} passes, in {time.perf_counter() - start:.0f} s")
     else:
         learnt = grow(rows, truth, trees=trees, depth=depth)
@@ -151,9 +160,9 @@ def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int
     if check:
         rows, truth, rules, *more = dataset(model, seed + setups, check, workers)
         if len(rows):
-            got = learnt.proba(more[0], rows).argmax(axis=1) if model == "net" else learnt.predict(rows)[0]
+            got = learnt.proba(more[0], rows).argmax(axis=1) if model in NETS else learnt.predict(rows)[0]
             out(f"check ({check} more tables, {len(rows)} rows): right by the rules "
-                f"{100 * np.mean(rules == truth):.1f}%, by the {model if model == 'net' else 'forest'} "
+                f"{100 * np.mean(rules == truth):.1f}%, by the {'net' if model in NETS else 'forest'} "
                 f"{100 * np.mean(got == truth):.1f}%")
         else:
             out(f"check ({check} more tables): no rows to check on")

@@ -10,13 +10,14 @@ import numpy as np
 
 from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField,
                            floor_labels, segment_distance)
-from vision.dark import DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView, features, merged, rule_keeps
+from vision.dark import (DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView, features, merged, patches,
+                         rule_keeps)
 from vision.errors import VisionError
 from vision.forest import Forest
 from vision.geometry import TrayGeometry, inset_mask
 from vision.net import Net
 from vision.segment import Blob, find_blobs
-from vision.split import Decision, Part, cubes_in_area, split_blobs
+from vision.split import Decision, Part, cubes_in_area, decide, split_blobs
 from vision.tops import FINE, outline_score, peaks, sharp_edges
 
 # The floor field is refitted and the frame classified again when the light moved by more
@@ -132,12 +133,13 @@ class Survey:
     `decisions` behind their counts (vision.split.split_blobs). On a tray where a paint
     passes for the floor in shadow, that paint's cubes are left out of `parts`: they are
     among its `candidates` to judge, as (part, source), with their DARK_FEATURES `rows`
-    (vision.dark)."""
+    and the `view` they were measured on (vision.dark)."""
     blobs: list[Blob]
     parts: list[Part]
     decisions: list[Decision]
     candidates: list[tuple[Part, int]]
     rows: np.ndarray
+    view: DarkView | None = None
 
 
 def dark_level(label: int) -> float:
@@ -160,7 +162,8 @@ class Counter:
                  shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
                  area_field: tuple[float, ...] | None = None, side_field: tuple[float, ...] | None = None,
                  outline_strength: float | None = None,
-                 forest: Forest | None = None, judge: Forest | None = None, net: Net | None = None):
+                 forest: Forest | None = None, judge: Forest | None = None, net: Net | None = None,
+                 dark_net: Net | None = None):
         self.geometry = geometry
         self.model = model
         self.cube_area = cube_area          # one lone cube's silhouette, rectified px
@@ -206,6 +209,7 @@ class Counter:
         self.forest = forest                # decides counts per blob (vision.split); None: rules alone
         self.net = net                      # ... with the forest (vision.net); None: the forest alone
         self.judge = judge                  # keeps the floor-coloured paint's cubes (vision.dark); None: rules
+        self.dark_net = dark_net            # ... with the judge; None: the judge alone
         self.fine = TrayGeometry(geometry.corners, (round(w * FINE), round(h * FINE)))
 
     def outlines(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -233,12 +237,13 @@ class Counter:
         return (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
 
     def _dark_candidates(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray, pixels: list[Part],
-                         lone: list[Part], named: np.ndarray) -> tuple[list[tuple[Part, int]], np.ndarray]:
+                         lone: list[Part], named: np.ndarray) -> tuple[list[tuple[Part, int]], np.ndarray, DarkView]:
         """The candidate cubes of the floor-coloured paint as (part, source) (vision.dark)
-        with their DARK_FEATURES: the cubes found in its pixels, the lone dark cubes, and
-        the squares with sharp edges all round, darker inside than halfway from the lit
-        floor to the paint, where the counter saw floor, shadow or that paint, away from
-        the tray's edge. `named`: the centres of the other colours' cubes."""
+        with their DARK_FEATURES, and the view they were measured on. The candidates: the
+        cubes found in its pixels, the lone dark cubes, and the squares with sharp edges
+        all round, darker inside than halfway from the lit floor to the paint, where the
+        counter saw floor, shadow or that paint, away from the tray's edge. `named`: the
+        centres of the other colours' cubes."""
         colour = min(self.dark_colours)
         level, edges = self.outlines(frame)
         side = self.cube_size * FINE
@@ -270,25 +275,27 @@ class Counter:
         tops = [Part(colour, (x / scale[0], y / scale[1]), s)
                 for x, y, s in peaks(np.where(allowed, score, 0), JUDGE_OUTLINE, TOP_SPACING * side)]
         candidates = [(p, PIXELS) for p in pixels] + [(p, LONE) for p in lone] + [(p, OUTLINE) for p in tops]
+        view = DarkView(coarse, level, edges / self.outline_strength, score, scale, colour, len(self.model.names),
+                        self.cube_size, self.dark_colours[colour], self.shadow_level, noise / self.outline_strength)
         if not candidates:
-            return [], np.zeros((0, len(DARK_FEATURES)))
+            return [], np.zeros((0, len(DARK_FEATURES))), view
         middle = cv2.blur(self.field.normalise(rect), (k // 2 | 1, k // 2 | 1))
         h, w = middle.shape[:2]
         d = self.model.class_distances(np.array([middle[min(max(int(p.centre[1]), 0), h - 1),
                                                         min(max(int(p.centre[0]), 0), w - 1)]
                                                  for p, _ in candidates]))
-        view = DarkView(coarse, level, edges / self.outline_strength, score, scale, colour, len(self.model.names),
-                        self.cube_size, self.dark_colours[colour], self.shadow_level, noise / self.outline_strength)
-        return candidates, features(view, candidates, d, named)
+        return candidates, features(view, candidates, d, named), view
 
-    def _judged(self, candidates: list[tuple[Part, int]], rows: np.ndarray) -> tuple[list[Part], list[Decision]]:
-        """The candidates kept as cubes, by the judge or, without one, by the rules, and
-        the judge's decision on each (a candidate dropped by a narrow vote may be a cube
-        missed)."""
+    def _judged(self, survey: Survey) -> tuple[list[Part], list[Decision]]:
+        """The candidates kept as cubes, by the judge (with its net where it is unsure)
+        or, without one, by the rules, and the judge's decision on each (a candidate
+        dropped by a narrow vote may be a cube missed)."""
+        candidates, rows = survey.candidates, survey.rows
         if not candidates:
             return [], []
         if self.judge is not None:
-            kept, share = self.judge.predict(rows)
+            kept, share = decide(self.judge, self.dark_net, rows,
+                                 lambda ask: patches(survey.view, [candidates[i][0].centre for i in ask]))
         else:
             kept, share = rule_keeps(rows), np.ones(len(rows))
         judged = [(Part(p.colour, p.centre, min(1.0, p.confidence, s)), source)
@@ -453,7 +460,7 @@ class Counter:
             raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
                               f"for {self.frame_size[0]}x{self.frame_size[1]}")
         survey = self.survey(frame)
-        judged, decisions = self._judged(survey.candidates, survey.rows)
+        judged, decisions = self._judged(survey)
         n = len(self.model.names)
         unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in survey.blobs)
         return self._result(survey.parts + judged, survey.decisions + decisions, start,
@@ -473,9 +480,9 @@ class Counter:
         colour = min(self.dark_colours)
         rest = [p for p in parts if p.colour != colour]
         named = np.array([p.centre for p in rest if p.colour is not None]).reshape(-1, 2)
-        candidates, rows = self._dark_candidates(frame, rect, coarse, [p for p in parts if p.colour == colour],
-                                                 lone, named)
-        return Survey(blobs, rest, decisions, candidates, rows)
+        candidates, rows, view = self._dark_candidates(frame, rect, coarse,
+                                                       [p for p in parts if p.colour == colour], lone, named)
+        return Survey(blobs, rest, decisions, candidates, rows, view)
 
     def _squares(self, centres: list[tuple[float, float]], size: float) -> np.ndarray:
         """Squares `size` rectified px wide round rectified points, as Nx4x2 image px."""

@@ -7,7 +7,10 @@ wrong too often: a cast shadow beside a cube is as dark as the paint, the paint'
 light as the floor in shadow, and a top's colour tells it from a shadow by a hair. So a
 small forest (vision.forest), grown by `companion train --model dark` on generated trays
 whose every cube is known, looks at each candidate's measures together (DARK_FEATURES)
-and keeps those it finds to be a cube.
+and keeps those it finds to be a cube. Where it is unsure, a small net (vision.net, grown
+by `companion train --model darknet`) that looks at the candidate itself, in a patch of
+DARK_CHANNELS, decides with it (vision.split.decide): a top's rim of sharp edges and its
+shade against the floor round it are easier to see there than to measure.
 """
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.forest import Forest, shipped
+from vision.net import PATCH, PATCH_EDGES, Net
 from vision.split import Part
 
 # Without a judge, outlines count from this score on (in the clicked tops' edge strength).
@@ -51,14 +56,29 @@ REACH = 0.8
 NEIGHBOURS = 1.5
 # A kept candidate of the paint's pixels within this (cube edges) of a kept top is that top.
 SAME_CUBE = 0.8
-# The forest the counter ships with (companion.training).
+# The net's patch (PATCH px square over PATCH_EDGES cube edges, centred on the candidate)
+# has these channels, in this order: the paint's pixels (tops, sides, dark cube parts),
+# floor or shadow, other colours and unknown (the tray's outside too), each the share of
+# the px; the light relative to the lit floor over LIGHT_SPAN, and the sharp edges (in
+# the clicked tops' edge strength) over EDGE_SPAN.
+DARK_CHANNELS = ("paint", "floor", "others", "light", "edges")
+LIGHT_SPAN = 1.5
+EDGE_SPAN = 2.0
+# The forest and the net the counter ships with (companion.training).
 DARK_FOREST = Path(__file__).with_name("models") / "dark.npz"
+DARK_NET = Path(__file__).with_name("models") / "darknet.npz"
 
 
 @functools.cache
 def dark_forest() -> Forest:
     """The shipped judge, read once."""
     return shipped(DARK_FOREST, DARK_FEATURES, "dark")
+
+
+@functools.cache
+def dark_net() -> Net:
+    """The shipped judge's net, read once."""
+    return shipped(DARK_NET, DARK_FEATURES, "darknet", Net.load)
 
 
 @dataclass(frozen=True)
@@ -110,6 +130,26 @@ def features(view: DarkView, candidates: list[tuple[Part, int]], distances: np.n
                      float(_window(v.edges, fx, fy, MIDDLE * edge * v.scale[0]).mean()),
                      float(np.percentile(light, 10)), float(light.std())])
     return np.array(rows, dtype=np.float64).reshape(-1, len(DARK_FEATURES))
+
+
+def patches(view: DarkView, centres: list[tuple[float, float]]) -> np.ndarray:
+    """The net's patch (DARK_CHANNELS, uint8) round each candidate centre (rectified px)."""
+    k, c, coarse = view.n_colours, view.colour, view.coarse
+    paint = (coarse == c) | (coarse == k + c) | (coarse == 2 * k + 2)
+    floor = coarse == 0
+    layers = [(paint, 1.0, 0.0), (floor, 1.0, 0.0), (~paint & ~floor, 1.0, 1.0),
+              (view.level / LIGHT_SPAN, view.scale[0], 1.0 / LIGHT_SPAN), (view.edges / EDGE_SPAN, view.scale[0], 0.0)]
+    layers = [(image.astype(np.float32), scale, border) for image, scale, border in layers]
+    step = PATCH / (PATCH_EDGES * view.cube_size)   # patch px per rectified px
+    out = np.zeros((len(centres), PATCH, PATCH, len(DARK_CHANNELS)), np.uint8)
+    for i, (x, y) in enumerate(centres):
+        for j, (image, scale, border) in enumerate(layers):
+            s = step / scale
+            move = np.float32([[s, 0, PATCH / 2 - x * step], [0, s, PATCH / 2 - y * step]])
+            got = cv2.warpAffine(image, move, (PATCH, PATCH), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+            out[i, :, :, j] = np.clip(got * 255, 0, 255)
+    return out
 
 
 def _window(image: np.ndarray, x: float, y: float, half: float) -> np.ndarray:

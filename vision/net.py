@@ -10,7 +10,9 @@ FEATURES. Where the forest is unsure, its class shares are averaged with the for
 (vision.split.decide): on the check and held-out tables (2048 generated scenes) 1915 are
 counted exactly so, 1884 by the forest alone.
 
-Only the forward pass is here; `companion train --model net` grows it (companion.net_training).
+The dark judge (vision.dark) has a net of the same layers, on patches of its own.
+Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
+(companion.net_training).
 """
 from __future__ import annotations
 
@@ -91,10 +93,10 @@ class Net:
         self.p = p
 
     @classmethod
-    def random(cls, features: int, classes: int, seed: int = 0) -> "Net":
-        """Fresh weights (He initialisation), rows left unscaled."""
+    def random(cls, features: int, classes: int, seed: int = 0, channels: int = len(PATCH_CHANNELS)) -> "Net":
+        """Fresh weights (He initialisation) for patches of `channels`, rows left unscaled."""
         rng = np.random.default_rng(seed)
-        p, c = {}, len(PATCH_CHANNELS)
+        p, c = {}, channels
         for i, k in enumerate(WIDTHS):
             p[f"w{i}"] = (rng.standard_normal((9 * c, k)) * np.sqrt(2 / (9 * c))).astype(np.float32)
             p[f"b{i}"] = np.zeros(k, np.float32)
@@ -115,12 +117,18 @@ class Net:
     def classes(self) -> int:
         return len(self.p["bo"])
 
+    @property
+    def channels(self) -> int:
+        return len(self.p["w0"]) // 9
+
     def inputs(self, patches: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Patches (uint8) and feature rows as the net takes them."""
         rows = np.asarray(rows, np.float32)
-        if rows.ndim != 2 or rows.shape[1] != self.features or len(patches) != len(rows):
-            raise VisionError(f"the net needs a patch and a row of {self.features} numbers each, "
-                              f"got {len(patches)} patches and rows of shape {rows.shape}")
+        if rows.ndim != 2 or rows.shape[1] != self.features or len(patches) != len(rows) \
+                or patches.shape[1:] != (PATCH, PATCH, self.channels):
+            raise VisionError(f"the net needs a {PATCH}x{PATCH}x{self.channels} patch and a row of "
+                              f"{self.features} numbers each, got patches of shape {patches.shape} "
+                              f"and rows of shape {rows.shape}")
         return patches.astype(np.float32) / 255, (rows - self.p["mu"]) / self.p["sd"]
 
     def forward(self, x: np.ndarray, f: np.ndarray, trace: bool = False):
@@ -155,7 +163,7 @@ class Net:
             raise VisionError(f"cannot read the net in {path}: {e}") from None
         except (ValueError, zipfile.BadZipFile):
             raise VisionError(f"{path} is not a saved net") from None
-        expected = cls.random(len(p.get("mu", ())), len(p.get("bo", ())))
+        expected = cls.random(len(p.get("mu", ())), len(p.get("bo", ())), channels=len(p.get("w0", ())) // 9)
         if p.keys() != expected.p.keys() or any(p[k].shape != v.shape for k, v in expected.p.items()):
             raise VisionError(f"the net in {path} does not have the layers of this counter")
         return cls(p)

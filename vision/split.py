@@ -103,8 +103,9 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     see FEATURES) then decides each count from those rules' answer and the measures behind
     them, and its vote share is the count's confidence; with a `net` (vision.net) and
     `light` (giving the frame's light relative to the lit floor, asked only when the net
-    is), the net's shares and the forest's are averaged where the forest is unsure. The decisions are every count the forest decided, a colour it found
-    absent included (without a forest: every count of the rules)."""
+    is), the net's shares and the forest's are averaged where the forest is unsure. The
+    decisions are every count the forest decided, a colour it found absent included
+    (without a forest: every count of the rules)."""
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
     if forest is None:

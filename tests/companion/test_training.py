@@ -3,13 +3,15 @@ import numpy as np
 
 from companion.cli import main
 from companion.training import MOST, _matched, dark_rows, table_rows
-from vision.dark import DARK_FEATURES, OUTLINE
+from vision.dark import DARK_CHANNELS, DARK_FEATURES, OUTLINE
 from vision.forest import Forest
 from vision.net import PATCH, PATCH_CHANNELS, Net
 from vision.split import FEATURES
 
-# A table where black passes for the floor in shadow, and one where no paint does.
+# A table where black passes for the floor in shadow, and one where no paint does; two
+# such tables in a row.
 DARK_TABLE, PLAIN_TABLE = 504, 500
+DARK_PAIR = 496
 
 
 def test_rows_of_a_table_carry_the_features_and_the_true_counts():
@@ -50,6 +52,16 @@ def test_companion_train_grows_saves_and_checks_the_net(tmp_path, capsys):
     assert shares.shape == (len(rows), MOST + 1) and np.allclose(shares.sum(axis=1), 1)
 
 
+def test_companion_train_grows_saves_and_checks_the_judges_net(tmp_path, capsys):
+    out = tmp_path / "darknet.npz"
+    assert main(["train", "--model", "darknet", "--setups", "1", "--check", "1", "--seed", str(DARK_PAIR),
+                 "--epochs", "2", "--workers", "1", "--output", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "pass 2 of 2" in text and "by the net" in text
+    net = Net.load(out)
+    assert (net.features, net.classes, net.channels) == (len(DARK_FEATURES), 2, len(DARK_CHANNELS))
+
+
 def test_companion_train_refuses_nonsense_sizes(tmp_path, capsys):
     out = tmp_path / "counts.npz"
     assert main(["train", "--setups", "0", "--output", str(out)]) == 2
@@ -69,8 +81,11 @@ def test_each_true_cube_takes_its_nearest_outline_and_its_nearest_other_candidat
 
 
 def test_dark_rows_come_only_from_tables_where_a_paint_passes_for_shadow():
-    rows, truth, rules = dark_rows(DARK_TABLE, scenes=1)
+    rows, truth, rules, patches = dark_rows(DARK_TABLE, scenes=1)
     assert rows.shape == (len(truth), len(DARK_FEATURES)) and len(truth) >= 4
+    assert len(patches) == 0        # made only for the judge's net
+    again, _, _, patches = dark_rows(DARK_TABLE, scenes=1, patches=True)
+    assert np.array_equal(again, rows) and patches.shape == (len(rows), PATCH, PATCH, len(DARK_CHANNELS))
     assert set(truth) == {0, 1} and set(rules) <= {0, 1}
     # the outlines are among them, and the rules keep every candidate that is not one
     outline = rows[:, DARK_FEATURES.index("source")] == OUTLINE

@@ -4,7 +4,9 @@ import pytest
 
 from calibration import make_counter
 from tests.vision.scenes import calibrated, exact, scene
-from vision.dark import DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, dark_forest, merged, rule_keeps
+from vision.dark import (DARK_CHANNELS, DARK_FEATURES, EDGE_SPAN, LIGHT_SPAN, LONE, OUTLINE, PIXELS, TOP_OUTLINE,
+                         DarkView, dark_forest, dark_net, merged, patches, rule_keeps)
+from vision.net import PATCH
 from vision.split import Part
 
 EDGE = 12.0
@@ -36,6 +38,45 @@ def test_without_a_judge_pixels_and_lone_cubes_stay_and_outlines_need_strength_a
 def test_the_shipped_judge_sees_the_features_the_counter_measures():
     assert dark_forest().features == len(DARK_FEATURES)
     assert set(dark_forest().classes) == {0, 1}
+
+
+def test_the_shipped_judges_net_sees_the_features_and_the_patch_the_counter_makes():
+    net = dark_net()
+    assert (net.features, net.classes, net.channels) == (len(DARK_FEATURES), 2, len(DARK_CHANNELS))
+
+
+def _view():
+    """A 60x60 tray (fine view twice as fine) with one cube of paint 1 (of 2) at (30, 30):
+    its pixels, a top half as light as the lit floor, a rim of sharp edges."""
+    coarse = np.zeros((60, 60), np.uint8)
+    coarse[24:36, 24:36] = 1
+    level = np.ones((120, 120), np.float32)
+    level[48:72, 48:72] = 0.5
+    edges = np.zeros((120, 120), np.float32)
+    edges[48:72, 48:72] = 3.0
+    edges[50:70, 50:70] = 0.0
+    return DarkView(coarse, level, edges, np.zeros_like(edges), (2.0, 2.0), 1, 2, EDGE, 0.5, 0.6, 0.1)
+
+
+def test_a_candidates_patch_holds_the_paint_its_light_and_its_rim_with_the_floor_round_it():
+    got, = patches(_view(), [(30.0, 30.0)])
+    assert got.shape == (PATCH, PATCH, len(DARK_CHANNELS)) and got.dtype == np.uint8
+    paint, floor, others, light, edges = np.moveaxis(got.astype(int), 2, 0)
+    # the cube spans the middle third of the patch's PATCH_EDGES cube edges
+    middle, rim = np.s_[10:14, 10:14], np.s_[:4, :]
+    assert (paint[middle] == 255).all() and (floor[middle] == 0).all() and (paint[rim] == 0).all()
+    assert (floor[rim] == 255).all() and others.max() == 0
+    assert np.allclose(light[middle], 255 * 0.5 / LIGHT_SPAN, atol=2)
+    assert np.allclose(light[rim], 255 / LIGHT_SPAN, atol=2)
+    # the sharp edges ring the cube, clipped at EDGE_SPAN
+    assert edges[8, 12] == 255 * min(1.0, 3.0 / EDGE_SPAN) and edges[12, 12] == 0 and edges[rim].max() == 0
+
+
+def test_a_candidate_at_the_trays_edge_sees_the_outside_as_other_and_lit():
+    got, = patches(_view(), [(2.0, 2.0)])
+    paint, floor, others, light, _ = np.moveaxis(got.astype(int), 2, 0)
+    assert (others[:6, :6] == 255).all() and (floor[:6, :6] == 0).all() and (floor[14:, 14:] == 255).all()
+    assert np.allclose(light[:6, :6], 255 / LIGHT_SPAN, atol=2)
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +120,12 @@ def test_the_judge_counts_black_cubes_on_a_grey_tray_the_rules_get_wrong(grey_tr
     assert exact(judged, s.counts), (judged.counts, s.counts)
     rules = make_counter(profile, (640, 480), learned=("counts",)).count(s.image)
     assert rules.counts["black"] != 3
+
+
+@pytest.mark.parametrize("kind, seed", [("touching", 7130), ("piles", 7124), ("piles", 7147)])
+def test_the_judges_net_counts_black_cubes_the_judge_alone_gets_wrong(grey_tray, kind, seed):
+    setup, profile = grey_tray
+    s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
+    assert exact(make_counter(profile, (640, 480)).count(s.image), s.counts)
+    alone = make_counter(profile, (640, 480), learned=("counts", "dark", "net")).count(s.image)
+    assert not exact(alone, s.counts)

@@ -92,6 +92,12 @@ def test_a_net_learns_where_a_patch_is_lit_and_keeps_it_when_saved(tmp_path):
     assert np.array_equal(Net.load(tmp_path / "net.npz").proba(patches, rows), net.proba(patches, rows))
     with pytest.raises(VisionError, match=f"a row of {len(FEATURES)} numbers"):
         net.proba(patches, rows[:, :3])
+    with pytest.raises(VisionError, match=f"a {PATCH}x{PATCH}x5 patch"):
+        net.proba(patches[..., :4], rows)
+    # a net of other patches keeps its channels when saved
+    three = grow_net(patches[:50, ..., :3], rows[:50], truth[:50].astype(int), 2, epochs=1, log=lambda _: None)
+    three.save(tmp_path / "three.npz")
+    assert Net.load(tmp_path / "three.npz").channels == 3
 
 
 def test_a_broken_net_file_is_named(tmp_path):
