@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.forest import Forest, shipped
-from vision.net import PATCH, PATCH_EDGES, Net
+from vision.net import LIGHT_SPAN, PATCH, PATCH_EDGES, Net
 from vision.split import Part
 
 # Without a judge, outlines count from this score on (in the clicked tops' edge strength).
@@ -59,10 +59,9 @@ SAME_CUBE = 0.8
 # The net's patch (PATCH px square over PATCH_EDGES cube edges, centred on the candidate)
 # has these channels, in this order: the paint's pixels (tops, sides, dark cube parts),
 # floor or shadow, other colours and unknown (the tray's outside too), each the share of
-# the px; the light relative to the lit floor over LIGHT_SPAN, and the sharp edges (in
-# the clicked tops' edge strength) over EDGE_SPAN.
+# the px; the light relative to the lit floor over LIGHT_SPAN (as the count net's), and
+# the sharp edges (in the clicked tops' edge strength) over EDGE_SPAN.
 DARK_CHANNELS = ("paint", "floor", "others", "light", "edges")
-LIGHT_SPAN = 1.5
 EDGE_SPAN = 2.0
 # The forest and the net the counter ships with (companion.training).
 DARK_FOREST = Path(__file__).with_name("models") / "dark.npz"

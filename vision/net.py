@@ -78,7 +78,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def pool(x: np.ndarray, trace: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """2x2 max pool, and with `trace` where the maxima were (for the gradient; finding
-    them costs a quarter of a counting pass)."""
+    them costs a quarter of the net's counting pass)."""
     n, h, w, c = x.shape
     r = x.reshape(n, h // 2, 2, w // 2, 2, c)
     m = r.max(axis=(2, 4))

@@ -4,9 +4,9 @@ import pytest
 
 from calibration import make_counter
 from tests.vision.scenes import calibrated, exact, scene
-from vision.dark import (DARK_CHANNELS, DARK_FEATURES, EDGE_SPAN, LIGHT_SPAN, LONE, OUTLINE, PIXELS, TOP_OUTLINE,
-                         DarkView, dark_forest, dark_net, merged, patches, rule_keeps)
-from vision.net import PATCH
+from vision.dark import (DARK_CHANNELS, DARK_FEATURES, EDGE_SPAN, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView,
+                         dark_forest, dark_net, merged, patches, rule_keeps)
+from vision.net import LIGHT_SPAN, PATCH
 from vision.split import Part
 
 EDGE = 12.0
