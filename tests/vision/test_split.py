@@ -86,6 +86,17 @@ def test_a_cube_mostly_hidden_by_the_near_wall_is_a_blob_and_the_foot_of_a_wall_
     assert find_blobs(coarse, K, 1.3 * TOP, SIZE)[1] == []
 
 
+def test_a_top_with_pixels_lost_to_the_floor_all_over_is_still_a_blob():
+    # a blue top on a navy tray: every third pixel each way passes for floor, so no
+    # half-cube opening fits in what is left, yet it is one cube
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 30:42] = 1
+    coarse[21:32:3, 31:42:3] = 0
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    assert [b.area for b in blobs] == [np.count_nonzero(coarse)]
+    assert _count(coarse) == [1]
+
+
 def _features(coarse, colour, sides=(0.0, 0.0)):
     """A colour's FEATURES in the first blob, by name."""
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
