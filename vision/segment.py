@@ -53,9 +53,10 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     # tray, loses scattered pixels to the floor, and no opening fits between them; a gap
     # between two pieces is open at its ends, so it stays)
     k = max(3, int(round(cube_size / 2)) | 1)
-    _, holes, stats, _ = cv2.connectedComponentsWithStats(1 - foreground, connectivity=4)
-    small = stats[:, cv2.CC_STAT_AREA] <= HOLE * cube_size ** 2
-    solid = foreground | small[holes].astype(np.uint8)
+    # (areas by bincount: the statistics of connectedComponentsWithStats cost three times more)
+    n, holes = cv2.connectedComponents(1 - foreground, connectivity=4)
+    small = (np.bincount(holes.ravel(), minlength=n) <= HOLE * cube_size ** 2).astype(np.uint8)
+    solid = foreground | small[holes]
     core = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     foreground &= cv2.dilate(core, np.ones((k, k), np.uint8))
     n, comps, stats, centroids = cv2.connectedComponentsWithStats(foreground, connectivity=4)
