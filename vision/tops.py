@@ -76,8 +76,10 @@ def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The image interpolated at (x, y), 0 outside, in rows as wide as remap takes."""
     n = len(x)
     width = max(1, min(n, 4096))
-    maps = [np.pad(v.astype(np.float32), (0, -n % width)).reshape(-1, width) for v in (x, y)]
-    return cv2.remap(image, *maps, cv2.INTER_LINEAR).ravel()[:n]
+    # (filled by assignment: np.pad's own cost was most of a small call's)
+    maps = [np.zeros(-(-n // width) * width, np.float32) for _ in (x, y)]
+    maps[0][:n], maps[1][:n] = x, y
+    return cv2.remap(image, *(m.reshape(-1, width) for m in maps), cv2.INTER_LINEAR).ravel()[:n]
 
 
 def peaks(score: np.ndarray, threshold: float, spacing: float) -> list[tuple[float, float, float]]:
