@@ -58,7 +58,7 @@ def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nd
         counter, drawn = table(seed, scenes, learned=())
     except CalibrationError:
         return np.zeros((0, 0)), np.zeros(0, int), np.zeros(0, int), NO_PATCHES
-    rows, truth, rules, seen = [], [], [], []
+    rows, truth, rules, seen = [], [], [], [NO_PATCHES]
     n = len(counter.model.names)
     for _, scene in drawn:
         rect, coarse, comps, blobs = counter.blobs(scene.image)
@@ -75,8 +75,7 @@ def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nd
         if patches:
             seen.append(blob_patches(blobs, comps, coarse, counter.light(rect), n, counter.top_area, where,
                                      [counter.sides(b.centre) for b in blobs]))
-    return np.array(rows), np.array(truth, int), np.array(rules, int), \
-        np.concatenate(seen) if seen else NO_PATCHES
+    return np.array(rows), np.array(truth, int), np.array(rules, int), np.concatenate(seen)
 
 
 def dark_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.ndarray, ...]:
@@ -129,7 +128,7 @@ NETS = {"net": MOST + 1, "darknet": 2}
 
 
 def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarray, ...]:
-    """Rows of `setups` tables, their labels and the rules' answers (and for the net, the
+    """Rows of `setups` tables, their labels and the rules' answers (and for the nets, the
     rows' patches), each as one array."""
     rows_of, names = MODELS[model]
     with ProcessPoolExecutor(workers) as pool:

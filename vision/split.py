@@ -138,10 +138,10 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
 
 def decide(forest: Forest, net: Net | None, rows: np.ndarray,
            patches_of: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The count of each row and its share: the forest's vote shares, averaged with the
-    net's class shares of the rows' patches (`patches_of(indices)`) where the forest's
-    share is below NET_BELOW."""
-    # both give shares of the counts 0, 1, ... (the forest of those its rows held)
+    """The class of each row (a count; for the dark judge, cube or not) and its share: the
+    forest's vote shares, averaged with the net's class shares of the rows' patches
+    (`patches_of(indices)`) where the forest's share is below NET_BELOW."""
+    # both give shares of the classes 0, 1, ... (the forest of those its rows held)
     width = max(int(forest.classes.max()) + 1, net.classes if net is not None else 0)
     shares = np.zeros((len(rows), width))
     shares[:, forest.classes] = forest.proba(rows)
