@@ -357,11 +357,14 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     assert bought["territories"][capital]["units"]["red"]["footman"] == \
         game["territories"][capital]["units"]["red"]["footman"] + 2
     # Step through the round until the automaton has decided; its move waits for the table.
+    # Each click waits for the step before it to be answered: once the automaton has
+    # decided, the button stays disabled, and a guessed pause can end before the page shows it.
     for _ in range(8):
+        page.wait_for_selector("#automaton:visible, #automaton-next:enabled:not([aria-busy])")
         if page.is_visible("#automaton"):
             break
-        page.click("#automaton-next")
-        page.wait_for_timeout(300)
+        with page.expect_response(lambda r: r.request.method == "POST"):
+            page.click("#automaton-next")
     page.wait_for_selector("#automaton:visible")
     turn = server.get("/api/state")[1]["automaton"]
     assert turn["status"] == "waiting" and turn["player"] == "blue"
