@@ -241,9 +241,9 @@ class Counter:
         """The candidate cubes of the floor-coloured paint as (part, source) (vision.dark)
         with their DARK_FEATURES, and the view they were measured on. The candidates: the
         cubes found in its pixels, the lone dark cubes, and the squares with sharp edges
-        all round, darker inside than halfway from the lit floor to the paint, where the
-        counter saw floor, shadow or that paint, away from the tray's edge. `named`: the
-        centres of the other colours' cubes."""
+        all round, darker inside than halfway from the lit floor to the paint (or lighter by
+        as much), where the counter saw floor, shadow or that paint, away from the tray's
+        edge. `named`: the centres of the other colours' cubes."""
         colour = min(self.dark_colours)
         level, edges = self.outlines(frame)
         side = self.cube_size * FINE
@@ -252,8 +252,11 @@ class Counter:
         # the whole middle of the square, not just its centre (a square offset from another
         # colour's top still sees that top's sharp outline)
         k = max(3, int(TOP_MIDDLE * side) | 1)
-        allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & \
-            (cv2.blur(level, (k, k)) < (1 + self.dark_colours[colour]) / 2)
+        # a top is darker than halfway from the lit floor to the paint or, where a changed
+        # light made the paint's tops lighter than the floor, lighter by as much
+        shade = cv2.blur(level, (k, k))
+        half = (1 + self.dark_colours[colour]) / 2
+        allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & ((shade < half) | (shade > 2 - half))
         scale = tuple(f / r for f, r in zip(self.fine.rect_size, self.geometry.rect_size))
         # the outline pass is the costly part: only where a top may lie, and round the
         # other candidates (their outline is measured too), a window round each group of

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from calibration import make_counter
+from firmware.scene import drift_light, layout, render
 from tests.vision.scenes import calibrated, exact, scene
 from vision.dark import (DARK_CHANNELS, DARK_FEATURES, EDGE_SPAN, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView,
                          dark_forest, dark_net, merged, patches, rule_keeps)
@@ -129,3 +130,21 @@ def test_the_judges_net_counts_black_cubes_the_judge_alone_gets_wrong(grey_tray,
     assert exact(make_counter(profile, (640, 480)).count(s.image), s.counts)
     alone = make_counter(profile, (640, 480), learned=("counts", "dark", "net")).count(s.image)
     assert not exact(alone, s.counts)
+
+
+def test_black_tops_a_changed_light_made_lighter_than_the_floor_are_candidates():
+    """On a tray nearly as dark as black paint, a warmer, brighter light can show black tops
+    lighter than the floor: their squares are candidates too, and the count is exact."""
+    setup, profile, _ = calibrated(14)
+    rng = np.random.default_rng(7137)
+    drifted = drift_light(setup, rng)
+    s = render(drifted, layout(drifted, {"black": 3, "red": 2, "blue": 1}, "scattered", rng), rng)
+    assert exact(make_counter(profile, (640, 480)).count(s.image), s.counts)
+    counter = make_counter(profile, (640, 480))
+    survey = counter.survey(s.image)
+    tops = np.array([p.centre for p, source in survey.candidates if source == OUTLINE])
+    light = survey.rows[[source == OUTLINE for _, source in survey.candidates], DARK_FEATURES.index("level")]
+    cubes = counter.geometry.to_rect([c.centre for c in s.cubes if c.colour == "black"])
+    nearest = [int(np.hypot(*(tops - cube).T).argmin()) for cube in cubes]
+    assert all(np.hypot(*(tops[i] - cube)) < 0.3 * counter.cube_size for i, cube in zip(nearest, cubes))
+    assert sum(light[i] > 1 for i in nearest) >= 2, light
