@@ -1,4 +1,4 @@
-"""Growing the counter's forests on generated scenes.
+"""Growing the counter's forests and nets on generated scenes.
 
 Each generated table is calibrated on one frame, as a user would, and its scenes are cut
 into blobs the way the counter does. For the count forest (vision.split), every colour
@@ -8,8 +8,8 @@ the middle of its visible top, or the blob most of the half cube round it falls 
 the dark judge (vision.dark), on tables where a paint passes for the floor in shadow,
 every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, labelled
 1 when it is a true cube (see `_matched`). The nets (vision.net) learn from the same rows
-as the count forest and the judge, each row with its patch. The tables come from their own seeds
-(TRAIN_SEED and up), apart from the benchmark's and the tests'.
+as the count forest and the judge, each row with its patch. The tables come from their own
+seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'.
 """
 from __future__ import annotations
 
@@ -140,9 +140,9 @@ def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarr
 
 def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int, workers: int, output,
           out=print, epochs: int = EPOCHS) -> Forest | Net:
-    """Grow the `model` forest ("counts" or "dark") or net ("net" or "darknet"; see MODELS) on `setups`
-    tables, report its row accuracy against the rules' on `check` further tables, and save
-    it to `output`. `trees`, `depth`: the forest's; `epochs`: the net's passes."""
+    """Grow the `model` forest ("counts" or "dark") or net ("net" or "darknet"; see
+    MODELS) on `setups` tables, report its row accuracy against the rules' on `check`
+    further tables, and save it to `output`. `trees`, `depth`: the forest's; `epochs`: the net's passes."""
     start = time.perf_counter()
     rows, truth, *more = dataset(model, seed, setups, workers)
     out(f"{len(rows)} rows from {setups} tables (seeds {seed}..{seed + setups - 1}) "
