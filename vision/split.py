@@ -466,16 +466,48 @@ SQUARE_SHRINK = 2
 NOTHING_LEFT = 0.05
 
 
+# filter2D turns to the DFT for kernels of this many cells or more: slower on masks this
+# small, and inexact, so that equal squares would be told apart by rounding noise.
+DFT_CELLS = 130
+
+
+@dataclass(frozen=True)
+class _Square:
+    """A filled square in an odd-sized box (`kernel`), and the pieces whose filter2D
+    responses add up to the kernel's, each (piece, anchor) small enough to be summed
+    directly: the square's own box, split at its middle row where it is too large."""
+    kernel: np.ndarray
+    pieces: tuple[tuple[np.ndarray, tuple[int, int]], ...]
+
+    def sums(self, image: np.ndarray) -> np.ndarray:
+        """The sum of `image` under the square centred on each pixel (zero outside)."""
+        out = None
+        for piece, anchor in self.pieces:
+            r = cv2.filter2D(image, -1, piece, anchor=anchor, borderType=cv2.BORDER_CONSTANT)
+            out = r if out is None else cv2.add(out, r)
+        return out
+
+
 @functools.cache
-def _squares(side: int) -> tuple[np.ndarray, ...]:
+def _squares(side: int) -> tuple[_Square, ...]:
     """Filled squares of `side` px at SQUARE_ANGLES, each in the same odd-sized box."""
     k = int(math.ceil(side * 1.42)) | 1
+    c = k // 2
     out = []
     for a in SQUARE_ANGLES:
         box = cv2.boxPoints(((k / 2 - 0.5, k / 2 - 0.5), (side, side), a))
         kernel = np.zeros((k, k), np.float32)
         cv2.fillConvexPoly(kernel, np.round(box).astype(np.int32), 1.0)
-        out.append(kernel)
+        ys, xs = np.nonzero(kernel)
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        if (y1 - y0) * (x1 - x0) < DFT_CELLS:
+            pieces = ((kernel[y0:y1, x0:x1], (c - x0, c - y0)),)
+        else:
+            # (an anchor lies inside its piece: the lower half keeps the middle row, emptied)
+            lower = kernel[c:y1, x0:x1].copy()
+            lower[0] = 0
+            pieces = ((kernel[y0:c + 1, x0:x1], (c - x0, c - y0)), (lower, (c - x0, 0)))
+        out.append(_Square(kernel, pieces))
     return tuple(out)
 
 
@@ -486,12 +518,14 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
     if not mask.any():
         return 0.0, 0.0, 0.0, 0.0
     squares = _squares(max(3, int(round(side / SQUARE_SHRINK))))
-    r = squares[0].shape[0] // 2
+    r = squares[0].kernel.shape[0] // 2
     h, w = mask.shape
     small = cv2.resize(mask.astype(np.float32), (max(1, w // SQUARE_SHRINK), max(1, h // SQUARE_SHRINK)),
                        interpolation=cv2.INTER_AREA)
-    # (the best square's middle lies within r of a pixel: a margin of 2r keeps it whole)
+    # (the best square's middle lies within r of a pixel: a margin of 2r keeps it whole,
+    # and the squares are summed only where their middles may lie)
     left = cv2.copyMakeBorder(small, 2 * r, 2 * r, 2 * r, 2 * r, cv2.BORDER_CONSTANT, value=0)
+    middles = left[r:-r, r:-r]
     # (shrunk pixel sums back to pixels, then to tops)
     scale = np.count_nonzero(mask) / float(small.sum()) / top_area
     out: list[float] = []
@@ -499,12 +533,12 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
     for _ in range(2):
         if out and out[-1] < NOTHING_LEFT:
             break
-        best, where, which = -1.0, (0, 0), squares[0]
-        for kernel in squares:
-            _, peak, _, at = cv2.minMaxLoc(cv2.filter2D(left, -1, kernel, borderType=cv2.BORDER_CONSTANT))
+        best, where, which = -1.0, (0, 0), squares[0].kernel
+        for square in squares:
+            _, peak, _, at = cv2.minMaxLoc(square.sums(middles))
             if peak > best:
-                best, where, which = peak, at, kernel
-        x, y = where
+                best, where, which = peak, at, square.kernel
+        x, y = where[0] + r, where[1] + r
         left[y - r:y + r + 1, x - r:x + r + 1] *= 1 - which
         out.append(float(left.sum()) * scale)
         if len(out) == 1 and out[0] >= NOTHING_LEFT:

@@ -3,7 +3,7 @@ import cv2
 import numpy as np
 
 from vision.segment import find_blobs
-from vision.split import FEATURES, blob_pixels, colour_features, split_blobs
+from vision.split import FEATURES, _squares, blob_pixels, colour_features, split_blobs
 
 K = 2          # two colours: 1 and 2 are tops, 3 and 4 their sides
 SIZE = 12      # a top is 12 x 12 px
@@ -130,6 +130,20 @@ def test_two_tops_of_a_colour_either_side_of_another_cube_need_two_squares():
     coarse[24:36, 40:52] = 1
     one, two = _left(coarse, 1)
     assert 0.8 < one < 1.2 and two < 0.15
+
+
+def test_square_sums_are_exact_for_every_square_size():
+    # large squares are summed in pieces (filter2D's DFT would blur ties between equal
+    # placements): each square's sums match adding up its kernel at every pixel
+    rng = np.random.default_rng(3)
+    image = (rng.integers(0, 5, (30, 34)) / 4).astype(np.float32)   # a mask shrunk by 2
+    for side in range(3, 14):
+        for square in _squares(side):
+            k = square.kernel.shape[0]
+            padded = np.pad(image, k // 2)
+            brute = np.array([[(padded[y:y + k, x:x + k] * square.kernel).sum() for x in range(34)]
+                              for y in range(30)])
+            assert np.array_equal(square.sums(image), brute), (side, k)
 
 
 def test_the_l_of_a_cube_half_under_another_is_more_than_one_square():
