@@ -207,4 +207,4 @@ class ColourModel:
 
     def classify(self, normalised: np.ndarray) -> np.ndarray:
         """Label image (uint8) of a normalised BGR image."""
-        return self.table[cv2.transform(cv2.LUT(normalised, _INDEX), np.ones((1, 3)))]
+        return self.table.take(cv2.transform(cv2.LUT(normalised, _INDEX), np.ones((1, 3))))
