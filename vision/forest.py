@@ -6,6 +6,7 @@ dozen shallow trees over a handful of numbers per blob, so it is written out her
 """
 from __future__ import annotations
 
+import functools
 import zipfile
 from dataclasses import dataclass
 
@@ -40,16 +41,24 @@ class Forest:
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != self.features:
             raise VisionError(f"the forest needs rows of {self.features} numbers, got shape {rows.shape}")
-        node = np.repeat(self.roots[:, None], len(rows), axis=1)       # trees x rows
-        at = np.arange(len(rows))[None, :]
+        # (flat arrays and take: a tree is walked a level per step, and a step costs the
+        # calls, not the arithmetic)
+        node = np.repeat(self.roots, len(rows))                         # tree by tree, row by row
+        at = np.tile(np.arange(len(rows)) * rows.shape[1], len(self.roots))
+        values = rows.ravel()
         # A leaf's children are itself (and its feature, LEAF, reads some column), so the
         # rows that reached a leaf stay there while the others go down.
         while True:
-            f = self.feature[node]
+            f = self.feature.take(node)
             if (f == LEAF).all():
                 break
-            node = np.where(rows[at, f] <= self.threshold[node], self.left[node], self.right[node])
-        return self.value[node].mean(axis=0)
+            node = self._children.take(2 * node + (values.take(at + f) > self.threshold.take(node)))
+        return self.value.take(node, axis=0).reshape(len(self.roots), len(rows), -1).mean(axis=0)
+
+    @functools.cached_property
+    def _children(self) -> np.ndarray:
+        """Each node's left and right child, side by side."""
+        return np.stack([self.left, self.right], axis=1).ravel()
 
     def predict(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The most likely class per row and its share of the trees' votes."""
