@@ -433,7 +433,9 @@ def _parts(blob: Blob, pixels: BlobPixels, n_colours: int, cube_area: float,
 
 def _piece_areas(mask: np.ndarray) -> np.ndarray:
     """Areas (px) of the separate pieces of a mask."""
-    return cv2.connectedComponentsWithStats(mask, connectivity=4)[2][1:, cv2.CC_STAT_AREA].astype(float)
+    # (areas by bincount: OpenCV's statistics cost more than the labelling)
+    n, pieces = cv2.connectedComponents(mask, connectivity=4)
+    return np.bincount(pieces.ravel(), minlength=n)[1:].astype(float)
 
 
 def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
@@ -557,10 +559,11 @@ def _length(mask: np.ndarray, top_area: float) -> float:
     """Length in cube edges of the largest solid region of a mask (the long side of its
     smallest enclosing rectangle), fringes a pixel wide removed."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, regions, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, regions = cv2.connectedComponents(mask, connectivity=4)
     if n < 2:
         return 0.0
-    return _rect_sides(regions == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax()))[0] / top_area ** 0.5
+    largest = 1 + int(np.bincount(regions.ravel(), minlength=n)[1:].argmax())
+    return _rect_sides(regions == largest)[0] / top_area ** 0.5
 
 
 def _rect_sides(mask: np.ndarray) -> tuple[float, float]:
