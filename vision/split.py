@@ -480,6 +480,7 @@ class _Square:
     directly: the square's own box, split at its middle row where it is too large."""
     kernel: np.ndarray
     pieces: tuple[tuple[np.ndarray, tuple[int, int]], ...]
+    upright: tuple[int, int]   # height and width of the box it fills whole ((0, 0): none, turned)
 
     def sums(self, image: np.ndarray) -> np.ndarray:
         """The sum of `image` under the square centred on each pixel (zero outside)."""
@@ -509,7 +510,8 @@ def _squares(side: int) -> tuple[_Square, ...]:
             lower = kernel[c:y1, x0:x1].copy()
             lower[0] = 0
             pieces = ((kernel[y0:c + 1, x0:x1], (c - x0, c - y0)), (lower, (c - x0, 0)))
-        out.append(_Square(kernel, pieces))
+        whole = kernel[y0:y1, x0:x1].all()
+        out.append(_Square(kernel, pieces, (y1 - y0, x1 - x0) if whole else (0, 0)))
     return tuple(out)
 
 
@@ -524,6 +526,10 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
     h, w = mask.shape
     small = cv2.resize(mask.astype(np.float32), (max(1, w // SQUARE_SHRINK), max(1, h // SQUARE_SHRINK)),
                        interpolation=cv2.INTER_AREA)
+    # (a mask an upright square covers whole leaves nothing, wherever that square lies)
+    _, _, bw, bh = cv2.boundingRect((small > 0).view(np.uint8))
+    if any(bh <= sh and bw <= sw for sh, sw in (square.upright for square in squares)):
+        return 0.0, 0.0, 0.0, 0.0
     # (the best square's middle lies within r of a pixel: a margin of 2r keeps it whole,
     # and the squares are summed only where their middles may lie)
     left = cv2.copyMakeBorder(small, 2 * r, 2 * r, 2 * r, 2 * r, cv2.BORDER_CONSTANT, value=0)
