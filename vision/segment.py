@@ -121,8 +121,9 @@ def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarr
     centroids = np.zeros((n, 2))
     for axis, v in enumerate((xs, ys)):
         if n > 1:
-            low = np.minimum.reduceat(v[order], starts)
-            boxes[1:, axis], boxes[1:, axis + 2] = low, np.maximum.reduceat(v[order], starts) - low + 1
+            grouped = v[order]
+            low = np.minimum.reduceat(grouped, starts)
+            boxes[1:, axis], boxes[1:, axis + 2] = low, np.maximum.reduceat(grouped, starts) - low + 1
         centroids[1:, axis] = np.bincount(label, weights=v, minlength=n)[1:] / areas[1:]
     return n, comps, areas, boxes, centroids
 
