@@ -5,7 +5,7 @@ import pytest
 from companion.net_training import gradients, grow_net
 from vision.errors import VisionError
 from vision.forest import grow, shipped
-from vision.net import PATCH, PATCH_CHANNELS, Net, patch
+from vision.net import PATCH, PATCH_CHANNELS, Net, conv, patch, pool
 from vision.split import FEATURES, NET_BELOW, count_forest, count_net, decide
 
 N_COLOURS = 3
@@ -57,6 +57,23 @@ def _rows(n, seed):
     rng = np.random.default_rng(seed)
     return rng.uniform(0, 1, (n, len(FEATURES))), rng.integers(0, 256, (n, PATCH, PATCH, len(PATCH_CHANNELS)),
                                                                 dtype=np.uint8)
+
+
+def test_a_convolution_and_a_pool_are_what_they_say():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 6, 8, 3))
+    w = rng.standard_normal((27, 4))
+    b = rng.standard_normal(4)
+    got, _ = conv(x, w, b)
+    # written out: each output is its 3x3 neighbours (zero outside), row by row, each
+    # neighbour's channels in turn, times the weights
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    kernel = w.reshape(3, 3, 3, 4)
+    want = b + sum(padded[:, i:i + 6, j:j + 8] @ kernel[i, j] for i in range(3) for j in range(3))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    pooled, where = pool(x, trace=True)
+    np.testing.assert_array_equal(pooled, x.reshape(2, 3, 2, 4, 2, 3).max(axis=(2, 4)))
+    assert where.sum() == pooled.size  # each maximum found once (random values tie nowhere)
 
 
 def test_the_gradient_is_the_slope_of_the_loss():
