@@ -6,7 +6,7 @@ from companion.net_training import gradients, grow_net
 from vision.errors import VisionError
 from vision.forest import grow, shipped
 from vision.net import PATCH, PATCH_CHANNELS, Net, conv, patch, pool
-from vision.split import FEATURES, NET_BELOW, count_forest, count_net, decide
+from vision.split import COUNT_LEAN, FEATURES, NET_BELOW, count_forest, count_net, decide
 
 N_COLOURS = 3
 EDGE = 12
@@ -147,6 +147,23 @@ def test_the_net_decides_with_the_forest_where_the_forest_is_unsure():
     # without patches the forest decides alone
     found, share = decide(forest, net, rows)
     assert np.array_equal(found, forest.predict(rows)[0]) and np.allclose(share, forest.predict(rows)[1])
+
+
+def test_a_lean_takes_the_higher_count_only_when_its_share_comes_close():
+    rows, _ = _rows(200, 8)
+    # counts that the rows tell only roughly: the forest's shares are often close
+    noise = np.random.default_rng(9).random(len(rows)) < 0.4
+    truth = (rows[:, 0] > 0.5).astype(int) + (rows[:, 1] > 0.5) + noise
+    forest = grow(rows, truth, trees=7, depth=2, features=len(FEATURES))
+    shares = forest.proba(rows)
+    found, share = decide(forest, None, rows, lean=COUNT_LEAN)
+    weighed = shares * (1 + COUNT_LEAN) ** np.arange(shares.shape[1])
+    assert np.array_equal(found, weighed.argmax(axis=1))
+    assert np.allclose(share, shares[np.arange(len(rows)), found])
+    # some rows go up a count, none goes down, and a clear majority keeps its count
+    plain = shares.argmax(axis=1)
+    assert (found > plain).any() and (found >= plain).all()
+    assert np.array_equal(found[shares.max(axis=1) > 0.6], plain[shares.max(axis=1) > 0.6])
 
 
 def test_the_shipped_net_reads_the_counters_features_and_counts_at_least_what_the_forest_does():
