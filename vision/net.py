@@ -7,8 +7,8 @@ depends on where it lies. The net sees that directly: a patch of PATCH px square
 PATCH_EDGES cube edges round the colour's pixels, turned so that the sides a lone cube
 shows there point down, with the channels of PATCH_CHANNELS, and also the forest's
 FEATURES. Where the forest is unsure, its class shares are averaged with the forest's
-(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1944 are
-counted exactly so, 1883 by the forests alone (this net and the dark judge's never asked).
+(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1950 are
+counted exactly so, 1880 by the forests alone (this net and the dark judge's never asked).
 
 The dark judge (vision.dark) has a net of the same layers, on patches of its own.
 Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
@@ -51,10 +51,10 @@ def patch(level: np.ndarray, coarse: np.ndarray, inside: np.ndarray, colour: int
     """
     faces = inside & ((coarse == colour) | (coarse == n_colours + colour))
     # (the mean pixel from the moments: finding the pixels costs several times more)
-    m = cv2.moments(faces.view(np.uint8), binaryImage=True)
-    if not m["m00"]:
-        m = cv2.moments(inside.view(np.uint8), binaryImage=True)
-    cy, cx = m["m01"] / m["m00"], m["m10"] / m["m00"]
+    moments = cv2.moments(faces.view(np.uint8), binaryImage=True)
+    if not moments["m00"]:
+        moments = cv2.moments(inside.view(np.uint8), binaryImage=True)
+    cy, cx = moments["m01"] / moments["m00"], moments["m10"] / moments["m00"]
     # turned so the sides point down (a cube shows no sides right below the camera)
     angle = math.degrees(math.atan2(*sides)) if math.hypot(*sides) > 0.05 * cube_size else 0.0
     scale = PATCH / (PATCH_EDGES * cube_size)

@@ -315,14 +315,14 @@ NO_GAP = 1.0
 MIN_FEATURE_PIXELS = 0.05
 # The net is asked about the rows where the forest's vote share is below this (about two
 # rows a frame, at about 0.16 ms a row). Where all the forest's trees agree, asking it
-# changes nothing; below 0.98 it does: on the tuning tables (seeds 300000-300047) 729
-# scenes are exact at 0.98 and at 0.999, 727 at 0.95 and at 0.9.
+# changes nothing; below 0.98 it does: on the tuning tables (seeds 300000-300047), before
+# COUNT_LEAN, 729 scenes are exact at 0.98 and at 0.999, 727 at 0.95 and at 0.9.
 NET_BELOW = 0.98
 # A count whose share comes close to the next lower count's is taken: of the counts the
 # forest and the net get wrong, most are one short (the lower cube of a pile shows a
 # strip, and rows of those are rare among the rows they learnt from). In choosing, each
-# count's share weighs this much more than the count below it's. On the tuning tables
-# 729 scenes are exact without it, 729, 730, 731, 729 at 0.08, 0.15, 0.22, 0.3.
+# count's share is weighed 1 + COUNT_LEAN times the next lower count's. On the tuning
+# tables 729 scenes are exact without it, 729, 730, 731, 729 at 0.08, 0.15, 0.22, 0.3.
 COUNT_LEAN = 0.22
 # The forest and the net the counter ships with, grown by `companion train`
 # (companion.training, companion.net_training).
