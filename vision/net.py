@@ -61,9 +61,8 @@ def patch(level: np.ndarray, coarse: np.ndarray, inside: np.ndarray, colour: int
     turn = cv2.getRotationMatrix2D((float(cx), float(cy)), -angle, scale)
     turn[:, 2] += (PATCH / 2 - cx, PATCH / 2 - cy)
     others = inside & (coarse >= 1) & (coarse <= 2 * n_colours) & ~faces
-    masks = [inside & (coarse == colour), inside & (coarse == n_colours + colour), others,
-             inside & (coarse > 2 * n_colours)]
-    masks = cv2.merge([m.view(np.uint8) for m in masks])
+    masks = cv2.merge([m.view(np.uint8) for m in (inside & (coarse == colour), inside & (coarse == n_colours + colour),
+                                                  others, inside & (coarse > 2 * n_colours))])
     flags = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     out = np.empty((PATCH, PATCH, len(PATCH_CHANNELS)), np.float32)
     out[..., :4] = cv2.warpAffine(masks.astype(np.float32), turn, (PATCH, PATCH), flags=flags)

@@ -53,9 +53,8 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     # tray, loses scattered pixels to the floor, and no opening fits between them; a gap
     # between two pieces is open at its ends, so it stays)
     k = max(3, int(round(cube_size / 2)) | 1)
-    # (areas by bincount: the statistics of connectedComponentsWithStats cost three times more)
-    n, holes = cv2.connectedComponents(1 - foreground, connectivity=4)
-    small = (np.bincount(holes.ravel(), minlength=n) <= HOLE * cube_size ** 2).astype(np.uint8)
+    holes, hole_areas = pieces(1 - foreground)
+    small = (hole_areas <= HOLE * cube_size ** 2).astype(np.uint8)
     solid = foreground | small[holes]
     core = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     foreground &= cv2.dilate(core, np.ones((k, k), np.uint8))
@@ -72,13 +71,13 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
     # the pieces of cube pixels outside the blobs
     loose = ((coarse != FLOOR) & (comps == 0)).astype(np.uint8)
-    count, pieces = cv2.connectedComponents(loose, connectivity=8)
-    given = _fragment_owners(comps, coarse, pieces, count, n_colours, per_class[:, 1:n_colours + 1],
+    count, fragments = cv2.connectedComponents(loose, connectivity=8)
+    given = _fragment_owners(comps, coarse, fragments, count, n_colours, per_class[:, 1:n_colours + 1],
                              FRAGMENT_REACH * cube_size, FRAGMENT_TOP * cube_size ** 2)
     areas = areas.astype(np.float64)
     sums = centroids * areas[:, None]
     if given.any():
-        joined = given.take(pieces)
+        joined = given.take(fragments)
         comps = np.where(loose > 0, joined, comps)
         # the joined pieces' pixels added to their blobs' boxes, areas and classes
         ys, xs = nonzero(joined != 0)
@@ -96,6 +95,14 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     return comps, [Blob(int(i), int(areas[i]), tuple(int(v) for v in boxes[i]),
                         (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])), per_class[i])
                    for i in np.nonzero(kept)[0]]
+
+
+def pieces(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 4-connected pieces of a uint8 mask (a label image, 0 outside them) and the area
+    in px of each label, the outside's first. (Areas by bincount: the statistics of
+    connectedComponentsWithStats cost more than the labelling.)"""
+    n, labels = cv2.connectedComponents(mask, connectivity=4)
+    return labels, np.bincount(labels.ravel(), minlength=n)
 
 
 def nonzero(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,16 +135,16 @@ def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarr
     return n, comps, areas, boxes, centroids
 
 
-def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, pieces: np.ndarray, count: int, n_colours: int,
+def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarray, count: int, n_colours: int,
                      tops: np.ndarray, reach: float, least_top: float) -> np.ndarray:
-    """For each piece of cube pixels outside the blobs (`pieces`, `count` of them with the
+    """For each piece of cube pixels outside the blobs (`fragments`, `count` of them with the
     background), the blob it joins (0: none): the blob nearest to it, if within `reach` px
     and unless the piece is that blob's own side (see FRAGMENT_REACH; `tops`: top pixels
     per blob and colour, `least_top`: FRAGMENT_TOP in px)."""
     given = np.zeros(count, np.int32)
     r = int(np.ceil(reach))
     near = cv2.dilate((comps > 0).astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
-    ys, xs = nonzero(near & (pieces > 0))
+    ys, xs = nonzero(near & (fragments > 0))
     if len(xs) == 0:
         return given
     # distance from the pixels near a blob to the nearest blob pixel, and which pixel that
@@ -148,18 +155,18 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, pieces: np.ndarray, 
                                                     labelType=cv2.DIST_LABEL_PIXEL)
     owner = np.zeros(int(nearest.max()) + 1, np.int32)
     owner[nearest[window > 0]] = window[window > 0]
-    d, piece = dist[ys - y0, xs - x0], pieces[ys, xs]
+    d, piece = dist[ys - y0, xs - x0], fragments[ys, xs]
     order = np.lexsort((d, piece))
     closest = order[np.unique(piece[order], return_index=True)[1]]   # each piece's pixel nearest a blob
     blob, piece = owner[nearest[ys[closest] - y0, xs[closest] - x0]], piece[closest]
     # each piece's paint (by its top and side pixels) and its top pixels
-    mine = pieces > 0
+    mine = fragments > 0
     label = coarse[mine].astype(np.int64)
     paint = np.where(label <= n_colours, label, label - n_colours) * (label <= 2 * n_colours)
-    per_paint = np.bincount(pieces[mine] * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
+    per_paint = np.bincount(fragments[mine] * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
     per_paint = per_paint.reshape(count, -1)[piece, 1:]
     main = per_paint.argmax(axis=1)
-    top = np.bincount(pieces[mine], (label >= 1) & (label <= n_colours), count)[piece]
+    top = np.bincount(fragments[mine], (label >= 1) & (label <= n_colours), count)[piece]
     own_side = (per_paint.max(axis=1) > 0) & (top < least_top) & (tops[blob, main] >= least_top)
     join = (d[closest] <= reach) & ~own_side
     given[piece[join]] = blob[join]

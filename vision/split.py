@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.forest import Forest, shipped
 from vision.net import PATCH, PATCH_CHANNELS, PATCH_EDGES, Net, patch
-from vision.segment import Blob
+from vision.segment import Blob, pieces
 
 # Round n + this fraction up: the lower cubes of a pile show only part of their top.
 ROUND_UP_FROM = 0.4
@@ -442,9 +442,7 @@ def _parts(blob: Blob, pixels: BlobPixels, n_colours: int, cube_area: float,
 
 def _piece_areas(mask: np.ndarray) -> np.ndarray:
     """Areas (px) of the separate pieces of a mask."""
-    # (areas by bincount: OpenCV's statistics cost more than the labelling)
-    n, pieces = cv2.connectedComponents(mask, connectivity=4)
-    return np.bincount(pieces.ravel(), minlength=n)[1:].astype(float)
+    return pieces(mask)[1][1:].astype(float)
 
 
 def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
@@ -452,7 +450,7 @@ def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
     area alone, and by its area and, for a piece of about one top, its length (not for dim
     colours, whose tops merge with dark edges and shadows into long strips). `mask`: the
     colour's top pixels."""
-    n, pieces, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
     size = top_area ** 0.5
     by_area = by_length = 0
@@ -463,7 +461,7 @@ def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
         by_area += m
         # (a piece is no longer than the diagonal of its box)
         if m == 1 and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size \
-                and _rect_sides(pieces == i)[0] >= LONG_PIECE * size:
+                and _rect_sides(labels == i)[0] >= LONG_PIECE * size:
             m = 2
         by_length += m
     return by_area, by_length
@@ -574,11 +572,10 @@ def _length(mask: np.ndarray, top_area: float) -> float:
     """Length in cube edges of the largest solid region of a mask (the long side of its
     smallest enclosing rectangle), fringes a pixel wide removed."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, regions = cv2.connectedComponents(mask, connectivity=4)
-    if n < 2:
+    regions, areas = pieces(mask)
+    if len(areas) < 2:
         return 0.0
-    largest = 1 + int(np.bincount(regions.ravel(), minlength=n)[1:].argmax())
-    return _rect_sides(regions == largest)[0] / top_area ** 0.5
+    return _rect_sides(regions == 1 + int(areas[1:].argmax()))[0] / top_area ** 0.5
 
 
 def _rect_sides(mask: np.ndarray) -> tuple[float, float]:
