@@ -67,11 +67,13 @@ LONE_DARK_SPREAD = 0.2
 # the square is measured in the clicked tops' edge strength, or in this many times the
 # frame's median edge strength over TOP_OUTLINE where that is more (a dim frame's noise
 # makes edges everywhere), and needs this much to be a candidate; tops are at least this
-# many cube edges apart; the middle of the square (this share of its edge) must be at
-# least this share floor, shadow or that paint.
+# many cube edges apart (less than one: the centres of two touching tops, as found, may
+# lie a little closer, and a stronger false outline beside a top, along its shaded side,
+# must not hide it); the middle of the square (this share of its edge) must be at least
+# this share floor, shadow or that paint.
 TOP_NOISE = 2.0
 JUDGE_OUTLINE = 0.45
-TOP_SPACING = 1.0
+TOP_SPACING = 0.85
 TOP_MIDDLE = 0.7
 TOP_ALLOWED = 0.9
 # Unknown pixels covering more than this many cubes are a hand or an object in the tray.

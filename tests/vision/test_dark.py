@@ -97,10 +97,13 @@ def test_a_frame_of_a_grey_tray_the_judge_is_clear_about_is_sure(grey_tray):
         assert exact(result, s.counts) and result.sure, (result.counts, result.confidence)
 
 
-def test_every_black_cube_on_a_grey_tray_is_a_candidate_with_its_measures(grey_tray):
+# (touching 7114 and 7124: two touching black tops, or a top beside a stronger false
+# outline along its shaded side, whose centres were found less than a cube edge apart)
+@pytest.mark.parametrize("kind, seed", [("scattered", 7100), ("touching", 7114), ("touching", 7124)])
+def test_every_black_cube_on_a_grey_tray_is_a_candidate_with_its_measures(grey_tray, kind, seed):
     setup, profile = grey_tray
     counter = make_counter(profile, (640, 480))
-    s = scene(setup, {"black": 3, "red": 2, "blue": 1}, "scattered", 7100)
+    s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
     survey = counter.survey(s.image)
     parts, candidates, rows = survey.parts, survey.candidates, survey.rows
     assert rows.shape == (len(candidates), len(DARK_FEATURES))
@@ -123,7 +126,7 @@ def test_the_judge_counts_black_cubes_on_a_grey_tray_the_rules_get_wrong(grey_tr
     assert rules.counts["black"] != 3
 
 
-@pytest.mark.parametrize("kind, seed", [("touching", 7130), ("piles", 7124), ("piles", 7147)])
+@pytest.mark.parametrize("kind, seed", [("touching", 7109), ("piles", 7124), ("piles", 7147)])
 def test_the_judges_net_counts_black_cubes_the_judge_alone_gets_wrong(grey_tray, kind, seed):
     setup, profile = grey_tray
     s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
