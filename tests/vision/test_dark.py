@@ -126,7 +126,7 @@ def test_the_judge_counts_black_cubes_on_a_grey_tray_the_rules_get_wrong(grey_tr
     assert rules.counts["black"] != 3
 
 
-@pytest.mark.parametrize("kind, seed", [("touching", 7109), ("piles", 7124), ("piles", 7147)])
+@pytest.mark.parametrize("kind, seed", [("touching", 7109), ("piles", 7124), ("piles", 7146)])
 def test_the_judges_net_counts_black_cubes_the_judge_alone_gets_wrong(grey_tray, kind, seed):
     setup, profile = grey_tray
     s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
