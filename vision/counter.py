@@ -192,9 +192,6 @@ class Counter:
         self.visible_area = int(np.count_nonzero(self.visible))
         self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
         self.edge_pixels = np.flatnonzero(self.edge)
-        # where a cube's centre can be: half a cube in from the visible floor's edge
-        k = max(3, int(round(self.cube_size / 2)) | 1)
-        self.inner = cv2.erode(self.visible, np.ones((k, k), np.uint8))
         # Cube colours whose lit faces look like floor in shadow (black paint on a grey
         # tray), or that the colour model takes for floor anyway (dark grey on a dark
         # felt): the darkness of their tops, relative to the lit floor. Their cubes are
@@ -245,12 +242,14 @@ class Counter:
         with their DARK_FEATURES, and the view they were measured on. The candidates: the
         cubes found in its pixels, the lone dark cubes, and the squares with sharp edges
         all round, darker inside than halfway from the lit floor to the paint (or lighter by
-        as much), where the counter saw floor, shadow or that paint, away from the tray's
-        edge. `named`: the centres of the other colours' cubes."""
+        as much), where the counter saw floor, shadow or that paint. `named`: the centres
+        of the other colours' cubes."""
         colour = min(self.dark_colours)
         level, edges = self.outlines(frame)
         side = self.cube_size * FINE
-        mine = self._may_be_paint(coarse, colour) & (self.inner > 0)
+        # (up to the visible floor's edge: the top of a cube against the far wall lies
+        # over it, and the judge weighs how near the edge a candidate is)
+        mine = self._may_be_paint(coarse, colour) & (self.visible > 0)
         allowed = cv2.resize(mine.astype(np.float32), self.fine.rect_size, interpolation=cv2.INTER_NEAREST)
         # the whole middle of the square, not just its centre (a square offset from another
         # colour's top still sees that top's sharp outline)
