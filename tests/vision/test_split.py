@@ -3,7 +3,7 @@ import cv2
 import numpy as np
 
 from vision.segment import find_blobs
-from vision.split import FEATURES, _squares, blob_pixels, colour_features, split_blobs
+from vision.split import FEATURES, _squares, blob_pixels, colour_features, feature_rows, rule_counts, split_blobs
 
 K = 2          # two colours: 1 and 2 are tops, 3 and 4 their sides
 SIZE = 12      # a top is 12 x 12 px
@@ -95,6 +95,24 @@ def test_a_top_with_pixels_lost_to_the_floor_all_over_is_still_a_blob():
     comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
     assert [b.area for b in blobs] == [np.count_nonzero(coarse)]
     assert _count(coarse) == [1]
+
+
+def _asked(coarse):
+    """The (blob, colour) pairs of a frame the forest is asked about."""
+    comps, blobs = find_blobs(coarse, K, 1.3 * TOP, SIZE)
+    pixels = blob_pixels(blobs, comps, coarse, K, TOP)
+    units = [1.3 * TOP] * len(blobs)
+    counts = rule_counts(blobs, pixels, K, TOP, units, frozenset())
+    return feature_rows(blobs, pixels, K, TOP, units, frozenset(), counts, {}, [(0.0, 0.0)] * len(blobs))[1]
+
+
+def test_a_lone_top_is_asked_about_only_when_its_silhouette_might_hold_two():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[20:32, 20:32] = 1                   # one top ...
+    coarse[32:35, 20:32] = 3                   # ... and a strip of its side: 0.92 silhouettes
+    assert _asked(coarse) == []
+    coarse[35:41, 20:32] = 3                   # 1.31 silhouettes: a corner of a cube under it?
+    assert _asked(coarse) == [(0, 1)]
 
 
 def _features(coarse, colour, sides=(0.0, 0.0)):
