@@ -359,9 +359,10 @@ class Counter:
         # The light is smooth, so near a shadow's edge a cube in the open is lifted too,
         # and so is a pile's lit top above its own shadow: where the lift makes a cube's
         # colour unknown, or turns a top of a paint into that paint's side (too bright
-        # for a top), the open light's label stands.
+        # for a top) or into floor (a lit red top lifted past its paint's range, its
+        # channels clipped, reads as a light brown floor), the open light's label stands.
         tops = (labels >= 1) & (labels <= len(self.model.names))
-        overlit = tops & (lifted == labels + SIDE_BASE)
+        overlit = tops & ((lifted == labels + SIDE_BASE) | (lifted == FLOOR))
         return np.where(overlit | (lifted == UNKNOWN) & (labels != FLOOR) & (labels < DARK_BASE), labels, lifted)
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
