@@ -30,6 +30,8 @@ EDGE_INNER = MIN_BLOB_FRACTION
 # beyond a dark edge.
 FRAGMENT_REACH = 0.25
 FRAGMENT_TOP = 0.1
+# Nor is a piece of unknown pixels alone along the tray's edge: that is the foot of a wall
+# in a light that changed since calibration, which a cube against that wall would join.
 # Holes in cube pixels up to this share of a top are filled before looking for solid parts.
 HOLE = 0.25
 
@@ -61,8 +63,7 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     n, comps, areas, boxes, centroids = _components(foreground)
     h, w = coarse.shape
     e = EDGE_BAND
-    in_band = sum(np.bincount(strip.ravel(), minlength=n)
-                  for strip in (comps[:e], comps[h - e:], comps[e:h - e, :e], comps[e:h - e, w - e:]))
+    in_band = _in_band(comps, n)
     inner = areas - in_band
     kept = (areas >= MIN_BLOB_FRACTION * cube_area) & (inner >= EDGE_INNER * cube_area)
     kept[0] = False
@@ -95,6 +96,14 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     return comps, [Blob(int(i), int(areas[i]), tuple(int(v) for v in boxes[i]),
                         (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])), per_class[i])
                    for i in np.nonzero(kept)[0]]
+
+
+def _in_band(comps: np.ndarray, n: int) -> np.ndarray:
+    """Pixels of each of the `n` labels in the EDGE_BAND along the image's edge."""
+    h, w = comps.shape
+    e = EDGE_BAND
+    return sum(np.bincount(strip.ravel(), minlength=n)
+               for strip in (comps[:e], comps[h - e:], comps[e:h - e, :e], comps[e:h - e, w - e:]))
 
 
 def pieces(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,9 +147,9 @@ def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarr
 def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarray, count: int, n_colours: int,
                      tops: np.ndarray, reach: float, least_top: float) -> np.ndarray:
     """For each piece of cube pixels outside the blobs (`fragments`, `count` of them with the
-    background), the blob it joins (0: none): the blob nearest to it, if within `reach` px
-    and unless the piece is that blob's own side (see FRAGMENT_REACH; `tops`: top pixels
-    per blob and colour, `least_top`: FRAGMENT_TOP in px)."""
+    background), the blob it joins (0: none): the blob nearest to it, if within `reach` px,
+    unless the piece is that blob's own side or the foot of a wall (see FRAGMENT_REACH;
+    `tops`: top pixels per blob and colour, `least_top`: FRAGMENT_TOP in px)."""
     given = np.zeros(count, np.int32)
     r = int(np.ceil(reach))
     near = cv2.dilate((comps > 0).astype(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
@@ -168,6 +177,8 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarra
     main = per_paint.argmax(axis=1)
     top = np.bincount(fragments[mine], (label >= 1) & (label <= n_colours), count)[piece]
     own_side = (per_paint.max(axis=1) > 0) & (top < least_top) & (tops[blob, main] >= least_top)
-    join = (d[closest] <= reach) & ~own_side
+    unknown = np.bincount(fragments[mine], label == 2 * n_colours + 1, count)[piece]
+    wall = (unknown == np.bincount(fragments[mine], minlength=count)[piece]) & (_in_band(fragments, count)[piece] > 0)
+    join = (d[closest] <= reach) & ~own_side & ~wall
     given[piece[join]] = blob[join]
     return given

@@ -86,6 +86,17 @@ def test_a_cube_mostly_hidden_by_the_near_wall_is_a_blob_and_the_foot_of_a_wall_
     assert find_blobs(coarse, K, 1.3 * TOP, SIZE)[1] == []
 
 
+def test_the_foot_of_a_wall_along_the_edge_does_not_join_a_cube_against_that_wall():
+    coarse = np.zeros((60, 80), np.uint8)
+    coarse[53:58, :] = 2 * K + 1               # a strip the light made unknown, 2 px in
+    coarse[41:53, 30:42] = 1                   # a cube against the wall
+    assert _count(coarse) == [1]
+    coarse[:] = 0                              # the same away from the edges: an unknown object
+    coarse[33:38, 3:77] = 2 * K + 1
+    coarse[21:33, 30:42] = 1
+    assert _count(coarse) == [None, None, 1]
+
+
 def test_a_top_with_pixels_lost_to_the_floor_all_over_is_still_a_blob():
     # a blue top on a navy tray: every third pixel each way passes for floor, so no
     # half-cube opening fits in what is left, yet it is one cube
