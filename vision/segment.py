@@ -28,10 +28,10 @@ EDGE_INNER = MIN_BLOB_FRACTION
 # shadow of the cube on it. Not so a piece of a paint's sides alone (less than this share of
 # a top of its top) beside a blob showing a top of that paint: that is the cube's own side
 # beyond a dark edge.
+# Nor a piece of unknown pixels alone along the tray's edge: that is the foot of a wall in
+# a light that changed since calibration, which a cube against that wall would join.
 FRAGMENT_REACH = 0.25
 FRAGMENT_TOP = 0.1
-# Nor is a piece of unknown pixels alone along the tray's edge: that is the foot of a wall
-# in a light that changed since calibration, which a cube against that wall would join.
 # Holes in cube pixels up to this share of a top are filled before looking for solid parts.
 HOLE = 0.25
 
@@ -61,10 +61,7 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     core = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     foreground &= cv2.dilate(core, np.ones((k, k), np.uint8))
     n, comps, areas, boxes, centroids = _components(foreground)
-    h, w = coarse.shape
-    e = EDGE_BAND
-    in_band = _in_band(comps, n)
-    inner = areas - in_band
+    inner = areas - _in_band(comps, n)
     kept = (areas >= MIN_BLOB_FRACTION * cube_area) & (inner >= EDGE_INNER * cube_area)
     kept[0] = False
     comps = np.take(np.where(kept, np.arange(n, dtype=np.int32), 0), comps)
@@ -178,7 +175,8 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarra
     top = np.bincount(fragments[mine], (label >= 1) & (label <= n_colours), count)[piece]
     own_side = (per_paint.max(axis=1) > 0) & (top < least_top) & (tops[blob, main] >= least_top)
     unknown = np.bincount(fragments[mine], label == 2 * n_colours + 1, count)[piece]
-    wall = (unknown == np.bincount(fragments[mine], minlength=count)[piece]) & (_in_band(fragments, count)[piece] > 0)
+    area = np.bincount(fragments[mine], minlength=count)[piece]
+    wall = (unknown == area) & (_in_band(fragments, count)[piece] > 0)
     join = (d[closest] <= reach) & ~own_side & ~wall
     given[piece[join]] = blob[join]
     return given

@@ -289,7 +289,8 @@ def _one_plain_cube(blob: Blob, n_colours: int, top_area: float, cube_area: floa
         return False
     (c, (n, sure)), = counts.items()
     tops = blob.class_pixels[1:n_colours + 1] / top_area
-    return n == 1 and sure >= PLAIN_SURE and PLAIN_TOP[0] <= tops[c - 1] <= PLAIN_TOP[1] and tops.sum() - tops[c - 1] < PLAIN_OTHERS
+    return (n == 1 and sure >= PLAIN_SURE and PLAIN_TOP[0] <= tops[c - 1] <= PLAIN_TOP[1]
+            and tops.sum() - tops[c - 1] < PLAIN_OTHERS)
 
 
 # What the forest sees of one colour in a blob, in this order: its top and side pixels
