@@ -141,7 +141,7 @@ def test_a_black_cube_against_the_far_wall_of_a_grey_tray_is_counted(grey_tray):
     assert -0.2 * counter.cube_size < top[1] < 0.5 * counter.cube_size
 
 
-@pytest.mark.parametrize("kind, seed", [("touching", 7109), ("piles", 7108), ("piles", 7146)])
+@pytest.mark.parametrize("kind, seed", [("touching", 7109), ("piles", 7153), ("piles", 7163)])
 def test_the_judges_net_counts_black_cubes_the_judge_alone_gets_wrong(grey_tray, kind, seed):
     setup, profile = grey_tray
     s = scene(setup, {"black": 3, "red": 2, "blue": 1}, kind, seed)
