@@ -7,8 +7,8 @@ depends on where it lies. The net sees that directly: a patch of PATCH px square
 PATCH_EDGES cube edges round the colour's pixels, turned so that the sides a lone cube
 shows there point down, with the channels of PATCH_CHANNELS, and also the forest's
 FEATURES. Where the forest is unsure, its class shares are averaged with the forest's
-(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1963 are
-counted exactly so, 1887 by the forests alone (this net and the dark judge's never asked).
+(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1971 are
+counted exactly so, 1900 by the forests alone (this net and the dark judge's never asked).
 
 The dark judge (vision.dark) has a net of the same layers, on patches of its own.
 Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
