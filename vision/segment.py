@@ -167,15 +167,17 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarra
     blob, piece = owner[nearest[ys[closest] - y0, xs[closest] - x0]], piece[closest]
     # each piece's paint (by its top and side pixels) and its top pixels
     mine = fragments > 0
+    owner_of = fragments[mine]
     label = coarse[mine].astype(np.int64)
     paint = np.where(label <= n_colours, label, label - n_colours) * (label <= 2 * n_colours)
-    per_paint = np.bincount(fragments[mine] * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
-    per_paint = per_paint.reshape(count, -1)[piece, 1:]
+    per_paint = np.bincount(owner_of * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
+    per_paint = per_paint.reshape(count, -1)[piece]
+    area = per_paint.sum(axis=1)      # (paint 0: unknown and dark parts)
+    per_paint = per_paint[:, 1:]
     main = per_paint.argmax(axis=1)
-    top = np.bincount(fragments[mine], (label >= 1) & (label <= n_colours), count)[piece]
+    top = np.bincount(owner_of, (label >= 1) & (label <= n_colours), count)[piece]
     own_side = (per_paint.max(axis=1) > 0) & (top < least_top) & (tops[blob, main] >= least_top)
-    unknown = np.bincount(fragments[mine], label == 2 * n_colours + 1, count)[piece]
-    area = np.bincount(fragments[mine], minlength=count)[piece]
+    unknown = np.bincount(owner_of, label == 2 * n_colours + 1, count)[piece]
     wall = (unknown == area) & (_in_band(fragments, count)[piece] > 0)
     join = (d[closest] <= reach) & ~own_side & ~wall
     given[piece[join]] = blob[join]
