@@ -52,9 +52,7 @@ def run(args: argparse.Namespace) -> int:
             if not cv2.imwrite(str(out), annotate(frame, result)):
                 raise CompanionError(f"{out}: cannot write the annotated image")
         if args.json:
-            print_json({"image": path, "counts": result.counts, "unknown": result.unknown,
-                        "ms": round(result.ms, 2), "confidence": round(result.confidence, 3), "sure": result.sure,
-                        "doubts": result.places_to_check})
+            print_json({"image": path, **result.to_dict()})
         else:
             counts = counts_text(result.counts)
             flag = f", UNKNOWN {result.unknown}" if result.unknown else "" if result.sure else ", NOT SURE"

@@ -76,12 +76,13 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     setup = table[0]
     calibrate(table, capsys, tmp_path / "cal.json")
     rng = np.random.default_rng(77)
-    truths, paths = [], []
+    truths, scenes, paths = [], [], []
     for i, (kind, ext) in enumerate((("scattered", ".png"), ("touching", ".jpg"))):
         s = render(setup, layout(setup, {"red": 2, "blue": 1, "yellow": 2, "green": i}, kind, rng), rng)
         path = tmp_path / f"scene{i}{ext}"
         cv2.imwrite(str(path), s.image)
         truths.append(s.counts)
+        scenes.append(s)
         paths.append(str(path))
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(b"\xff\xd8 not really a jpeg")
@@ -98,10 +99,15 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     assert f"{missing}: cannot read image: No such file" in out.err
     lines = [json.loads(line) for line in out.out.splitlines()]
     assert [line["image"] for line in lines] == paths
-    for line, truth in zip(lines, truths):
+    for line, truth, scene in zip(lines, truths, scenes):
         assert {c: n for c, n in line["counts"].items() if n} == truth
         assert line["unknown"] == 0 and line["ms"] > 0
         assert line["sure"] == (line["confidence"] >= SURE) and (line["sure"] or line["doubts"])
+        # each cube named where a cube of its colour lies in the image (within 15 px)
+        assert sorted(cube["colour"] for cube in line["cubes"]) == sorted(c for c, n in truth.items() for _ in range(n))
+        for cube in line["cubes"]:
+            assert min(np.hypot(*np.subtract(cube["centre"], true.centre)) for true in scene.cubes
+                       if true.colour == cube["colour"]) < 15
     assert sorted(p.name for p in debug.iterdir()) == ["scene0.annotated.png", "scene1.annotated.png"]
 
 
