@@ -4,7 +4,8 @@ Every figure comes from the scene generator (firmware.scene) on table set-ups dr
 seeds the tests never use (BENCH_SEED and up; the tests use seeds below 1000). Each set-up
 is calibrated once, as a user would (one frame, its tray corners and clicks), then counts
 other frames of the same table: scattered, touching, piles, and under light drifted since
-calibration.
+calibration; then battle trays (two or three paints, several cubes of each), which have no
+target in the issue but are what a battle leaves in the tray.
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--setups", type=int, default=48, help="random table set-ups (default 48)")
     parser.add_argument("--scenes", type=int, default=4,
                         help="scenes per kind per set-up (default 4: 16 per set-up)")
+    parser.add_argument("--battles", type=int, default=3,
+                        help="battle trays per kind per set-up (default 3; 0: none)")
     parser.add_argument("--videos", type=int, default=12, help="drop videos for the settle figures (default 12)")
     parser.add_argument("--seed", type=int, default=BENCH_SEED, help=f"first set-up seed (default {BENCH_SEED})")
 
@@ -59,9 +62,16 @@ def _random_counts(setup, rng, minimum: int = 1) -> dict[str, int]:
 LAYOUT_TRIES = 5
 
 
-def _scene(table, kind, rng):
+def _battle_counts(setup, rng) -> dict[str, int]:
+    """A battle's tray: the attacker's, the defender's and perhaps the farmers' or released
+    cubes, 2-3 paints with 1-6 cubes each."""
+    paints = rng.choice(list(setup.colours), int(rng.integers(2, 4)), replace=False)
+    return {c: int(rng.integers(1, 7)) if c in paints else 0 for c in setup.colours}
+
+
+def _scene(table, kind, rng, battle: bool = False):
     for attempt in range(LAYOUT_TRIES):
-        counts = _random_counts(table, rng, 4 if kind == "piles" else 1)
+        counts = _battle_counts(table, rng) if battle else _random_counts(table, rng, 4 if kind == "piles" else 1)
         try:
             return render(table, layout(table, counts, kind, rng), rng)
         except FirmwareError:
@@ -121,6 +131,33 @@ def accuracy(args, out) -> list[np.ndarray]:
     out("failed_calibrations", f"  calibrations refused: {failed_calibrations}", failed_calibrations)
     _doubts(sure, out)
     return frames
+
+
+def battles(args, out) -> None:
+    """Exact counts on battle trays (_battle_counts): several cubes of few paints, so cubes
+    of one paint touch and pile far more often than in the scenes above. Each set-up is
+    calibrated on its own frame again, its scenes drawn after it from the set-up's seed."""
+    ok: dict[str, list[bool]] = {k: [] for k in KINDS[:3]}
+    sure = []
+    for i in range(args.setups):
+        rng, setup, calib = _set_up(args.seed + i)
+        try:
+            profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
+        except CalibrationError:
+            continue
+        counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]))
+        for kind in ok:
+            for _ in range(args.battles):
+                scene = _scene(setup, kind, rng, battle=True)
+                result = counter.count(scene.image)
+                ok[kind].append(_exact(result, scene.counts))
+                sure.append((ok[kind][-1], result.sure, result.confidence))
+    out("battles", f"battle trays (2-3 paints, 1-6 cubes each; {args.battles} per kind and set-up), "
+        f"exact per-colour counts (no target: the issue's are for the scenes above):", None)
+    for kind, vals in ok.items():
+        share = float(np.mean(vals)) if vals else 0.0
+        out(f"battle_exact_{kind}", f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)})", round(share, 4))
+    _doubts(sure, lambda name, text, value: out(f"battle_{name}", text, value))
 
 
 def _doubts(sure: list[tuple[bool, bool, float]], out) -> None:
@@ -251,6 +288,8 @@ def run(args) -> int:
 
     frames = accuracy(args, out)
     floor_clicks(args, out)
+    if args.battles:
+        battles(args, out)
     if frames:
         speed(frames, out)
     if args.videos:

@@ -1,0 +1,24 @@
+import argparse
+
+from companion.benchmarks.vision import _battle_counts, _set_up, battles
+
+
+def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
+    rng, setup, _ = _set_up(7)
+    draws = [_battle_counts(setup, rng) for _ in range(200)]
+    assert all(set(d) == set(setup.colours) for d in draws)
+    paints = [[n for n in d.values() if n] for d in draws]
+    assert {len(p) for p in paints} == {2, 3}
+    assert {n for p in paints for n in p} == set(range(1, 7))
+
+
+def test_the_battle_figures_count_each_kind_of_battle_tray():
+    figures = {}
+    battles(argparse.Namespace(setups=1, seed=7, battles=1),
+            lambda name, text, value: figures.update({name: value}))
+    for kind in ("scattered", "touching", "piles"):
+        assert figures[f"battle_exact_{kind}"] in (0.0, 1.0)
+    # every scene counted is among the doubt figures: three scenes, each exact or not
+    flagged, wrong = figures["battle_miscounts_not_sure"]
+    assert 0 <= flagged <= wrong <= 3
+    assert wrong == round(3 - sum(figures[f"battle_exact_{k}"] for k in ("scattered", "touching", "piles")))
