@@ -84,14 +84,20 @@ def _exact(result, truth: dict[str, int]) -> bool:
     return got == {c: n for c, n in truth.items() if n} and result.unknown == 0
 
 
+def _calibrated(seed: int, learned: tuple[str, ...] = LEARNED):
+    """A set-up's generator, the set-up, and a counter calibrated on its frame (raises
+    CalibrationError when calibration refuses it)."""
+    rng, setup, calib = _set_up(seed)
+    profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
+    return rng, setup, make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
+
+
 def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
     """One random table set-up: a counter calibrated on one frame of it, as a user would,
     and its scenes to count, `scenes` of each kind, as (kind, scene) pairs in the order
     they are drawn (a counter carries its light correction from frame to frame). Raises
     CalibrationError when calibration refuses the frame. `learned`: see make_counter."""
-    rng, setup, calib = _set_up(seed)
-    profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
-    counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
+    rng, setup, counter = _calibrated(seed, learned)
 
     def drawn():
         for kind in KINDS:
@@ -140,12 +146,10 @@ def battles(args, out) -> None:
     ok: dict[str, list[bool]] = {k: [] for k in KINDS[:3]}
     sure = []
     for i in range(args.setups):
-        rng, setup, calib = _set_up(args.seed + i)
         try:
-            profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
+            rng, setup, counter = _calibrated(args.seed + i)
         except CalibrationError:
             continue
-        counter = make_counter(profile, (calib.image.shape[1], calib.image.shape[0]))
         for kind in ok:
             for _ in range(args.battles):
                 scene = _scene(setup, kind, rng, battle=True)
