@@ -25,6 +25,7 @@ from vision.watcher import Watcher
 
 BENCH_SEED = 910_000
 KINDS = ("scattered", "touching", "piles", "drifted")
+BATTLE_KINDS = KINDS[:3]
 # Per-kind targets from the issue (share of scenes counted exactly).
 TARGETS = {"scattered": 1.00, "touching": 0.99, "piles": 0.97, "drifted": 0.98, "all": 0.99}
 SETTLE_LIMIT = 0.7   # s from the last movement to the event
@@ -92,10 +93,11 @@ def _calibrated(seed: int, learned: tuple[str, ...] = LEARNED):
     return rng, setup, make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
 
 
-def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
+def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED, battles: int = 0):
     """One random table set-up: a counter calibrated on one frame of it, as a user would,
-    and its scenes to count, `scenes` of each kind, as (kind, scene) pairs in the order
-    they are drawn (a counter carries its light correction from frame to frame). Raises
+    and its scenes to count, `scenes` of each kind, then `battles` battle trays
+    (_battle_counts) of each of BATTLE_KINDS, as (kind, scene) pairs in the order they are
+    drawn (a counter carries its light correction from frame to frame). Raises
     CalibrationError when calibration refuses the frame. `learned`: see make_counter."""
     rng, setup, counter = _calibrated(seed, learned)
 
@@ -105,6 +107,9 @@ def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED):
                 light = drift_light(setup, rng) if kind == "drifted" else setup
                 shown = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
                 yield kind, _scene(light, shown, rng)
+        for kind in BATTLE_KINDS:
+            for _ in range(battles):
+                yield kind, _scene(setup, kind, rng, battle=True)
     return counter, drawn()
 
 
@@ -143,19 +148,17 @@ def battles(args, out) -> None:
     """Exact counts on battle trays (_battle_counts): several cubes of few paints, so cubes
     of one paint touch and pile far more often than in the scenes above. Each set-up is
     calibrated on its own frame again, its scenes drawn after it from the set-up's seed."""
-    ok: dict[str, list[bool]] = {k: [] for k in KINDS[:3]}
+    ok: dict[str, list[bool]] = {k: [] for k in BATTLE_KINDS}
     sure = []
     for i in range(args.setups):
         try:
-            rng, setup, counter = _calibrated(args.seed + i)
+            counter, scenes = table(args.seed + i, 0, battles=args.battles)
         except CalibrationError:
             continue
-        for kind in ok:
-            for _ in range(args.battles):
-                scene = _scene(setup, kind, rng, battle=True)
-                result = counter.count(scene.image)
-                ok[kind].append(_exact(result, scene.counts))
-                sure.append((ok[kind][-1], result.sure, result.confidence))
+        for kind, scene in scenes:
+            result = counter.count(scene.image)
+            ok[kind].append(_exact(result, scene.counts))
+            sure.append((ok[kind][-1], result.sure, result.confidence))
     out("battles", f"battle trays (2-3 paints, 1-6 cubes each; {args.battles} per kind and set-up), "
         f"exact per-colour counts (no target: the issue's are for the scenes above):", None)
     for kind, vals in ok.items():
