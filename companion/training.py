@@ -9,7 +9,8 @@ the dark judge (vision.dark), on tables where a paint passes for the floor in sh
 every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, labelled
 1 when it is a true cube (see `_matched`). The nets (vision.net) learn from the same rows
 as the count forest and the judge, each row with its patch. The tables come from their own
-seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'.
+seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'. For the count forest and net each table
+also gives battle trays (BATTLES).
 """
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ from vision.split import FEATURES, blob_patches, blob_pixels, feature_rows, rule
 TRAIN_SEED = 200_000
 NO_PATCHES = np.zeros((0, PATCH, PATCH, len(PATCH_CHANNELS)), np.uint8)
 NO_DARK_PATCHES = np.zeros((0, PATCH, PATCH, len(DARK_CHANNELS)), np.uint8)
+# Battle trays (companion.benchmarks.vision.table) of each kind a table also gives the
+# count forest and net: there cubes of one paint touch and pile far more often than in
+# the issue's scenes.
+BATTLES = 1
 # Counts above this are rare enough in one blob to be learnt as this.
 MOST = 4
 # A candidate of the dark judge is a true cube when that cube is the nearest one within
@@ -55,7 +60,7 @@ def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nd
     """Feature rows of one table's scenes, their true counts, the rules' counts, and with
     `patches` the net's patch of each row (vision.net; else none)."""
     try:
-        counter, drawn = table(seed, scenes, learned=())
+        counter, drawn = table(seed, scenes, learned=(), battles=BATTLES)
     except CalibrationError:
         return np.zeros((0, 0)), np.zeros(0, int), np.zeros(0, int), NO_PATCHES
     rows, truth, rules, seen = [], [], [], [NO_PATCHES]

@@ -15,7 +15,8 @@ SHIPPED = {"counts": COUNT_FOREST, "dark": DARK_FOREST, "net": COUNT_NET, "darkn
 # from 2000 tables and depth 16 over 1000 and 12 (the lower cubes of piles are rare rows);
 # the judge's rows are fewer and simpler, so it needs shallower trees, and it too gained
 # from 2000 tables over 1000 (held-out scenes 986 -> 988 exact of 1024).
-# The net also gained from 2000 tables over 700. The judge's net has fewer rows (about 30
+# The net also gained from 2000 tables over 700. Both learn from each table's battle
+# trays too (companion.training.BATTLES). The judge's net has fewer rows (about 30
 # a table), so it takes more passes over them.
 SETUPS = {"counts": 2000, "dark": 2000, "net": 2000, "darknet": 1200}
 DEPTH = {"counts": 16, "dark": 10}

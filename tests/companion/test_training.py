@@ -29,6 +29,16 @@ def test_rows_of_a_table_carry_the_features_and_the_true_counts():
     assert (patches[..., :2].reshape(len(rows), -1).max(axis=1) > 0).all()
 
 
+def test_a_table_also_gives_battle_trays(monkeypatch):
+    rows, truth, _, _ = table_rows(500, scenes=1)
+    monkeypatch.setattr("companion.training.BATTLES", 0)
+    plain, _, _, _ = table_rows(500, scenes=1)
+    # the scenes come first, drawn as without them; the battle trays add rows
+    assert len(rows) > len(plain) and np.array_equal(rows[:len(plain)], plain)
+    # with blobs holding several cubes of one paint
+    assert truth[len(plain):].max() >= 2
+
+
 def test_companion_train_grows_saves_and_checks_a_forest(tmp_path, capsys):
     out = tmp_path / "counts.npz"
     assert main(["train", "--setups", "2", "--check", "1", "--seed", "501", "--trees", "3", "--depth", "4",

@@ -37,8 +37,9 @@ def test_a_patch_is_turned_so_that_the_cube_sides_point_down(sides):
     tops, faces = _centre_of(got[..., 0]), _centre_of(got[..., 1])
     # the sides lie below the top, not beside it, whichever way they showed in the tray
     assert faces[1] - tops[1] > 1.0 and abs(faces[0] - tops[0]) < 1.0
-    # the other channels are empty, and the lit floor reads 1 / LIGHT_SPAN all round
-    assert got[..., 2:4].max() == 0 and np.ptp(got[..., 4]) <= 1
+    # the other channels are empty, the lit floor reads 1 / LIGHT_SPAN all round, and
+    # even light has no edges
+    assert got[..., 2:4].max() == 0 and np.ptp(got[..., 4]) <= 1 and got[..., 5].max() == 0
 
 
 def test_a_patch_sees_other_colours_and_the_light():
@@ -51,6 +52,10 @@ def test_a_patch_sees_other_colours_and_the_light():
     # without sides to turn by, the other colour stays to the right of the top
     assert _centre_of(got[..., 2])[0] - _centre_of(got[..., 0])[0] > EDGE / 2
     assert got[..., 4].min() < got[..., 4].max() - 50
+    # the light's step round the top is a sharp edge; the top's middle and the even floor have none
+    edges = got[..., 5]
+    x, y = np.round(_centre_of(got[..., 0])).astype(int)
+    assert edges.max() > 128 and edges[y, x] < 32 and max(edges[0].max(), edges[:, 0].max()) < 32
 
 
 def _rows(n, seed):
@@ -109,7 +114,7 @@ def test_a_net_learns_where_a_patch_is_lit_and_keeps_it_when_saved(tmp_path):
     assert np.array_equal(Net.load(tmp_path / "net.npz").proba(patches, rows), net.proba(patches, rows))
     with pytest.raises(VisionError, match=f"a row of {len(FEATURES)} numbers"):
         net.proba(patches, rows[:, :3])
-    with pytest.raises(VisionError, match=f"a {PATCH}x{PATCH}x5 patch"):
+    with pytest.raises(VisionError, match=f"a {PATCH}x{PATCH}x{len(PATCH_CHANNELS)} patch"):
         net.proba(patches[..., :4], rows)
     # a net of other patches keeps its channels when saved
     three = grow_net(patches[:50, ..., :3], rows[:50], truth[:50].astype(int), 2, epochs=1, log=lambda _: None)
