@@ -9,8 +9,8 @@ the dark judge (vision.dark), on tables where a paint passes for the floor in sh
 every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, labelled
 1 when it is a true cube (see `_matched`). The nets (vision.net) learn from the same rows
 as the count forest and the judge, each row with its patch. The tables come from their own
-seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'. For the count forest and net each table
-also gives battle trays (BATTLES).
+seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'. For the count
+forest and net each table also gives battle trays (BATTLES).
 """
 from __future__ import annotations
 

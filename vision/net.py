@@ -8,10 +8,9 @@ PATCH_EDGES cube edges round the colour's pixels, turned so that the sides a lon
 shows there point down, with the channels of PATCH_CHANNELS, and also the forest's
 FEATURES. Where the forest is unsure, its class shares are averaged with the forest's
 (vision.split.decide): on the check and held-out tables (2048 generated scenes) 1973 are
-counted exactly so, 1900 by the forests alone (this net and the dark judge's never asked,
-on the forest of 1 December). On the benchmark's 432 battle trays the net with the edges
-channel counts 402 exactly, the forest grown with it on the same data beside the earlier
-net without that channel 395.
+counted exactly so (by the forests of 1 December alone, this net and the dark judge's
+never asked, 1900). On the benchmark's 432 battle trays 402 are; with the forest grown
+beside this net but the earlier net, without the edges channel, 395.
 
 The dark judge (vision.dark) has a net of the same layers, on patches of its own.
 Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
