@@ -9,8 +9,8 @@ shows there point down, with the channels of PATCH_CHANNELS, and also the forest
 FEATURES. Where the forest is unsure, its class shares are averaged with the forest's
 (vision.split.decide): on the check and held-out tables (2048 generated scenes) 1973 are
 counted exactly so (by the forests of 1 December alone, this net and the dark judge's
-never asked, 1900). On the benchmark's 432 battle trays 402 are; with the forest grown
-beside this net but the earlier net, without the edges channel, 395.
+never asked, 1900). On the benchmark's 432 battle trays 402 are, and 395 with the same
+forest beside the earlier net (grown without battle trays or the edges channel).
 
 The dark judge (vision.dark) has a net of the same layers, on patches of its own.
 Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
