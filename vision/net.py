@@ -7,10 +7,9 @@ depends on where it lies. The net sees that directly: a patch of PATCH px square
 PATCH_EDGES cube edges round the colour's pixels, turned so that the sides a lone cube
 shows there point down, with the channels of PATCH_CHANNELS, and also the forest's
 FEATURES. Where the forest is unsure, its class shares are averaged with the forest's
-(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1973 are
-counted exactly so (by the forests of 1 December alone, this net and the dark judge's
-never asked, 1900). On the benchmark's 432 battle trays 402 are, and 395 with the same
-forest beside the earlier net (grown without battle trays or the edges channel).
+(vision.split.decide): on the check and held-out tables (2048 generated scenes) 1984 are
+counted exactly so (with the forest and net of 2 December, grown with a third as many
+battle trays, 1973). On the benchmark's 432 battle trays 407 are (402 before).
 
 The dark judge (vision.dark) has a net of the same layers, on patches of its own.
 Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
