@@ -293,7 +293,8 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     warnings = [] if side_field else [
         "fewer than two cubes standing alone were clicked, so where cubes show their sides is not known and "
         "more counts of piles will be doubted; click two or more loose cubes in different parts of the tray"]
-    return profile, quality_report(model, colour_px, cube_size, warnings)
+    like_shadow = frozenset(model.names[k - 1] for k in counter.dark_colours)
+    return profile, quality_report(model, colour_px, cube_size, warnings, like_shadow)
 
 
 def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:

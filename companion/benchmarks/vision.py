@@ -118,6 +118,9 @@ def accuracy(args, out) -> list[np.ndarray]:
     sure = []          # (exact, sure, confidence) of each scene counted
     frames = []
     failed_calibrations = 0
+    # exact or not per scene, on set-ups where calibration warned that a paint looks like
+    # the floor in shadow (the counter finds those cubes by outline) and on the others
+    by_warning: dict[bool, list[bool]] = {True: [], False: []}
     for i in range(args.setups):
         try:
             counter, scenes = table(args.seed + i, args.scenes)
@@ -129,6 +132,7 @@ def accuracy(args, out) -> list[np.ndarray]:
         for kind, scene in scenes:
             result = counter.count(scene.image)
             ok[kind].append(_exact(result, scene.counts))
+            by_warning[bool(counter.dark_colours)].append(ok[kind][-1])
             sure.append((ok[kind][-1], result.sure, result.confidence))
             frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
@@ -140,6 +144,11 @@ def accuracy(args, out) -> list[np.ndarray]:
         out(f"exact_{kind}", f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)}, "
             f"target {100 * TARGETS[kind]:.0f}%)", round(share, 4))
     out("failed_calibrations", f"  calibrations refused: {failed_calibrations}", failed_calibrations)
+    warned, others = by_warning[True], by_warning[False]
+    out("exact_like_shadow", f"  set-ups warned of a paint that looks like the floor in shadow: "
+        f"{len(warned) // (len(KINDS) * args.scenes)}, {100 * np.mean(warned or [0]):.1f}% exact "
+        f"({sum(warned)}/{len(warned)}); the others {100 * np.mean(others or [0]):.1f}% ({sum(others)}/{len(others)})",
+        [[sum(warned), len(warned)], [sum(others), len(others)]])
     _doubts(sure, out)
     return frames
 

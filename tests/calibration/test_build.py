@@ -5,6 +5,7 @@ import pytest
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from firmware.scene import layout, random_setup, render
+from firmware.scene.paints import DEFAULT_PAINTS
 from firmware.scene.setup import project
 from tests.vision.scenes import calibrated, exact, scene
 
@@ -23,8 +24,11 @@ def test_a_profile_and_a_clean_report(frame):
     assert profile.colours == list(frame.clicks)
     assert 8 <= profile.cube_size <= 16 and profile.cube_area > profile.cube_size ** 2 * 0.8
     assert {q.colour for q in report.colours} == set(frame.clicks)
-    assert all(q.samples > 10 and q.to_tray > 1 for q in report.colours)
+    assert all(q.samples > 10 and q.to_tray > 1 and not q.like_shadow for q in report.colours)
     assert report.lines()[0].startswith("cube size")
+    # two colours lie less than 1.5 apart here (black and purple): the counter tells them
+    # apart, so no warning
+    assert min(q.to_nearest for q in report.colours) < 1.5 and report.warnings == []
 
 
 @pytest.mark.parametrize("seed", [12, 21])
@@ -102,6 +106,19 @@ def test_quality_report_warns_when_two_colours_are_too_close(frame):
                for w in report.warnings)
 
 
+def test_quality_report_warns_about_a_second_batch_of_one_paint_but_not_about_orange_beside_red():
+    red, orange = DEFAULT_PAINTS["red"]["albedo"], DEFAULT_PAINTS["orange"]["albedo"]
+    warned = {}
+    for name, albedo in [("crimson", tuple(r + 0.1 * (o - r) for r, o in zip(red, orange))), ("orange", orange)]:
+        rng = np.random.default_rng(SEED)
+        setup = random_setup(rng, ("red", "blue", "yellow", name), paints={name: {"albedo": albedo}})
+        shown = render(setup, layout(setup, {c: 2 for c in setup.colours}, "scattered", rng), rng)
+        _, report = build_profile(shown.image, shown.corners, shown.clicks)
+        warned[name] = [w for w in report.warnings if "too close" in w]
+    assert len(warned["crimson"]) == 1 and "red" in warned["crimson"][0]
+    assert warned["orange"] == []
+
+
 def test_quality_report_warns_about_a_paint_close_to_the_tray():
     rng = np.random.default_rng(SEED)
     floor = random_setup(rng).tray.floor
@@ -119,7 +136,10 @@ def test_a_black_top_that_looks_like_the_floor_is_a_click_on_a_cube_not_on_the_f
     # Set-up 228: black cubes on a grey tray in a bright light; the black click's colour
     # grows over the floor, but a cube's sharp outline surrounds it.
     setup, profile, report = calibrated(228)
-    assert any("black is close to the tray floor colour" in line for line in report.lines())
+    assert report.warnings == [next(line[len("warning: "):] for line in report.lines()
+                                    if line.startswith("warning: black looks like the tray floor in shadow"))]
+    assert [q.colour for q in report.colours if q.like_shadow] == ["black"]
+    assert report.to_dict()["colours"][0]["like_shadow"] is True
     counter = make_counter(profile, (640, 480))
     shown = scene(setup, {c: 1 for c in setup.colours}, "scattered", 22801)
     assert exact(counter.count(shown.image), shown.counts)

@@ -1,6 +1,6 @@
 import argparse
 
-from companion.benchmarks.vision import _battle_counts, _set_up, battles
+from companion.benchmarks.vision import KINDS, _battle_counts, _set_up, accuracy, battles
 
 
 def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
@@ -22,3 +22,12 @@ def test_the_battle_figures_count_each_kind_of_battle_tray():
     flagged, wrong = figures["battle_miscounts_not_sure"]
     assert 0 <= flagged <= wrong <= 3
     assert wrong == round(3 - sum(figures[f"battle_exact_{k}"] for k in ("scattered", "touching", "piles")))
+
+
+def test_the_accuracy_figures_split_the_scenes_by_the_calibration_warning_of_a_paint_like_shadow():
+    # set-up 228 warns that black looks like the floor in shadow (tests/calibration), 227 not
+    figures = {}
+    accuracy(argparse.Namespace(setups=2, seed=227, scenes=1), lambda name, text, value: figures.update({name: value}))
+    (warned_exact, warned), (others_exact, others) = figures["exact_like_shadow"]
+    assert warned == others == len(KINDS)
+    assert warned_exact + others_exact == round(figures["exact_all"] * 2 * len(KINDS))
