@@ -86,7 +86,7 @@ def quality_report(model: ColourModel, colour_pixels: dict[str, np.ndarray], cub
             # (on the 224 tables above: its count right in 93-97% of the scenes, 99% elsewhere)
             warnings.append(f"{name} looks like the tray floor in shadow (separation {to_tray:.1f}): {name} cubes "
                             f"under or against other cubes may be missed, and the count then often says it is "
-                            f"not sure; a lighter tray floor avoids it")
+                            f"not sure; a tray floor of a clear colour (green, blue, brown, wood) avoids it")
         elif to_tray < TRAY_CLOSE:
             warnings.append(f"{name} is close to the tray floor colour (separation {to_tray:.1f}); "
                             f"its cubes may be missed")
