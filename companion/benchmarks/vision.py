@@ -119,7 +119,8 @@ def accuracy(args, out) -> list[np.ndarray]:
     frames = []
     failed_calibrations = 0
     # exact or not per scene, on set-ups where calibration warned that a paint looks like
-    # the floor in shadow (the counter finds those cubes by outline) and on the others
+    # the floor in shadow (it warns of the counter's dark colours, whose cubes are found by
+    # outline) and on the others
     by_warning: dict[bool, list[bool]] = {True: [], False: []}
     for i in range(args.setups):
         try:

@@ -136,8 +136,8 @@ def test_a_black_top_that_looks_like_the_floor_is_a_click_on_a_cube_not_on_the_f
     # Set-up 228: black cubes on a grey tray in a bright light; the black click's colour
     # grows over the floor, but a cube's sharp outline surrounds it.
     setup, profile, report = calibrated(228)
-    assert report.warnings == [next(line[len("warning: "):] for line in report.lines()
-                                    if line.startswith("warning: black looks like the tray floor in shadow"))]
+    [warning] = report.warnings
+    assert warning.startswith("black looks like the tray floor in shadow") and f"warning: {warning}" in report.lines()
     assert [q.colour for q in report.colours if q.like_shadow] == ["black"]
     assert report.to_dict()["colours"][0]["like_shadow"] is True
     counter = make_counter(profile, (640, 480))
