@@ -190,7 +190,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     for name, pts in points.items():
         for (x, y), (rx, ry) in zip(pts, natural.to_rect(pts)):
             if not (0 <= rx < rect.shape[1] and 0 <= ry < rect.shape[0]):
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the tray corners")
+                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the tray corners: click "
+                                       f"the top of a cube on the tray floor away from the walls (against "
+                                       f"the far wall, a cube's top may show over the wall)")
             tops.append(np.count_nonzero(_clicked_face(rect, (rx, ry))))
     top_size = float(np.sqrt(np.median(tops)))
     scale = min(1.0, CUBE_PIXELS / max(top_size, 1.0))

@@ -89,7 +89,8 @@ def test_a_click_on_a_wooden_floor_is_an_error(seed, colour):
 
 
 def test_clicks_outside_the_tray_or_the_frame_or_none_are_errors(frame):
-    with pytest.raises(CalibrationError, match="outside the tray corners"):
+    with pytest.raises(CalibrationError, match=r"click for red at \(3,3\) is outside the tray corners: click the "
+                                               r"top of a cube on the tray floor away from the walls"):
         build_profile(frame.image, frame.corners, {**frame.clicks, "red": [(3, 3)]})
     with pytest.raises(CalibrationError, match="outside the 640x480 frame"):
         build_profile(frame.image, frame.corners, {**frame.clicks, "red": [(900, 20)]})
