@@ -173,7 +173,8 @@ def open_source(spec: str, width: int = 640, height: int = 480, fps: int = 15, l
     loop: files and folders start again at the end instead of raising EndOfStream.
     realtime: files and folders are paced at their frame rate (for a live-looking demo) instead
     of delivered as fast as they are read.
-    controls: locked Pi camera exposure/gains from a calibration profile, re-applied at start.
+    controls: locked Pi camera exposure/gains (and lens position) from a calibration profile,
+    re-applied at start.
     retry: live cameras are wrapped so a lost camera is reopened with backoff.
     seed: the simulated tray's random seed.
     """

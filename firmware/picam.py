@@ -1,9 +1,12 @@
 """The Raspberry Pi camera through picamera2 (imported lazily: it exists only on a Pi).
 
 Colour counting needs the same exposure and white balance at every throw, so the source
-lets auto exposure / white balance settle once, then locks them. The locked values
-(`controls`) are stored with the calibration and handed back at the next start, so the
-camera sees the tray as it did when it was calibrated.
+lets auto exposure / white balance settle once, then locks them. A camera with a focusing
+lens (Camera Module 3) first focuses on the tray once, and its lens is locked too: its
+default focus is far beyond a tray under a tower (a blurred tray costs exact counts), and
+a lens that refocused whenever a hand passed would change the picture between throws.
+The locked values (`controls`) are stored with the calibration and handed back at the
+next start, so the camera sees the tray as it did when it was calibrated.
 
 picamera2's "RGB888" format is, despite its name, laid out B, G, R in memory: exactly
 OpenCV's BGR, so frames need no conversion.
@@ -24,6 +27,7 @@ log = logging.getLogger(__name__)
 LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
 SETTLE_SECONDS = 2.0    # upper bound for auto exposure / white balance to converge
 SETTLE_FRAMES = 4       # consecutive frames whose exposure/gains agree within 2%
+AF_MANUAL = 0           # libcamera's AfModeEnum.Manual: the lens stays at LensPosition
 
 
 def _picamera2():
@@ -75,6 +79,7 @@ class PiCameraSource(LiveSource):
                 controls={"FrameDurationLimits": (frame_us, frame_us)})
             self._camera.configure(config)
             self._camera.start()
+            self._focusing = "AfMode" in self._camera.camera_controls
             if controls:
                 self.controls = self.apply_controls(controls)
             else:
@@ -89,7 +94,10 @@ class PiCameraSource(LiveSource):
         self._start()
 
     def _settle_and_lock(self, seconds: float) -> dict:
-        """Let AE/AWB converge (values stable over a few frames, or a time limit), then lock."""
+        """Focus (a camera with a focusing lens), let AE/AWB converge (values stable over a
+        few frames, or a time limit), then lock."""
+        if self._focusing:
+            self._focus()
         deadline = time.monotonic() + seconds
         history: list[tuple[float, float, float, float]] = []
         metadata: dict = {}
@@ -107,10 +115,20 @@ class PiCameraSource(LiveSource):
         if not all(name in metadata for name in LOCKED_CONTROLS):
             raise FirmwareError(f"picamera: the camera does not report {', '.join(LOCKED_CONTROLS)}; "
                                 f"cannot lock exposure and white balance")
-        return self.apply_controls({name: metadata[name] for name in LOCKED_CONTROLS})
+        locked = {name: metadata[name] for name in LOCKED_CONTROLS}
+        if self._focusing and "LensPosition" in metadata:
+            locked["LensPosition"] = metadata["LensPosition"]
+        return self.apply_controls(locked)
+
+    def _focus(self) -> None:
+        """One autofocus cycle on what the camera sees (the tray); the lens stays where it ends."""
+        if not self._camera.autofocus_cycle():
+            log.warning("picamera: autofocus found no sharp picture of the tray; the lens stays where "
+                        "its scan ended (a Camera Module 3 focuses from 10 cm: is the tray in view?)")
 
     def relock(self, settle_seconds: float = SETTLE_SECONDS) -> dict:
-        """Let exposure and white balance adapt to the light as it is now, then lock them again.
+        """Let exposure and white balance adapt to the light as it is now (and a focusing
+        lens refocus), then lock them again.
 
         For calibrating anew under changed light; store the result with the new profile.
         """
@@ -119,7 +137,9 @@ class PiCameraSource(LiveSource):
         return self.controls
 
     def apply_controls(self, controls: dict) -> dict:
-        """Turn off AE/AWB and fix exposure and gains; returns the values set (JSON-ready)."""
+        """Turn off AE/AWB and fix exposure and gains, and on a camera with a focusing lens
+        its position (focusing once where `controls` hold none: stored before focus was
+        locked); returns the values set (JSON-ready)."""
         missing = [name for name in LOCKED_CONTROLS if name not in controls]
         if missing:
             raise FirmwareError(f"picamera: stored camera controls lack {', '.join(missing)}; "
@@ -128,10 +148,20 @@ class PiCameraSource(LiveSource):
         locked = {"ExposureTime": int(controls["ExposureTime"]),
                   "AnalogueGain": float(controls["AnalogueGain"]),
                   "ColourGains": [float(red), float(blue)]}
-        self._camera.set_controls({"AeEnable": False, "AwbEnable": False,
-                                   "ExposureTime": locked["ExposureTime"],
-                                   "AnalogueGain": locked["AnalogueGain"],
-                                   "ColourGains": (locked["ColourGains"][0], locked["ColourGains"][1])})
+        settings = {"AeEnable": False, "AwbEnable": False,
+                    "ExposureTime": locked["ExposureTime"],
+                    "AnalogueGain": locked["AnalogueGain"],
+                    "ColourGains": (locked["ColourGains"][0], locked["ColourGains"][1])}
+        # (a fixed-focus camera has no such controls: a stored lens position is not for it)
+        if self._focusing:
+            if "LensPosition" in controls:
+                position = controls["LensPosition"]
+            else:
+                self._focus()
+                position = self._camera.capture_metadata()["LensPosition"]
+            locked["LensPosition"] = float(position)
+            settings.update(AfMode=AF_MANUAL, LensPosition=locked["LensPosition"])
+        self._camera.set_controls(settings)
         return locked
 
     def _grab(self) -> np.ndarray:

@@ -193,7 +193,8 @@ def check_calibration(path: Path, frame_size: tuple[int, int] | None, config: Co
     made = profile.frame_size
     detail = f"{path}: {len(profile.colours)} colours ({', '.join(profile.colours)}) at {made[0]}x{made[1]}"
     if profile.camera_controls:
-        detail += ", camera exposure locked"
+        detail += ", camera exposure and focus locked" if "LensPosition" in profile.camera_controls \
+            else ", camera exposure locked"
     if tuple(made) == tuple(size):
         return Check("calibration", True, detail)
     # Positions are stored relative to the frame, so only the shape of the frame must agree.

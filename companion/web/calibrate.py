@@ -179,8 +179,9 @@ def counted_image(key: str):
 
 @bp.post("/lock")
 def lock():
-    """Let exposure and white balance settle to the light as it is, then lock them; the
-    values are stored with the profile and restored with it."""
+    """Let exposure and white balance settle to the light as it is (and a focusing lens
+    focus on the tray), then lock them; the values are stored with the profile and
+    restored with it."""
     source = getattr(_service(), "source", None)
     if hasattr(source, "throw"):
         return jsonify(controls={}, text="The simulated camera has fixed exposure and white balance: nothing to lock.")
@@ -189,7 +190,8 @@ def lock():
                                          "keep the room light steady while calibrating.")
     controls = source.relock()
     shown = ", ".join(f"{k} {v}" for k, v in controls.items())
-    return jsonify(controls=controls, text=f"Exposure and white balance locked: {shown}.")
+    locked = "Focus, exposure and white balance" if "LensPosition" in controls else "Exposure and white balance"
+    return jsonify(controls=controls, text=f"{locked} locked: {shown}.")
 
 
 @bp.post("/build")

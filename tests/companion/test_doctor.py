@@ -71,6 +71,12 @@ def test_all_checks_pass(capsys, table, in_groups):
     assert checks["data"]["detail"] == f"{data} is writable"
     assert list(data.iterdir()) == [data / "calibration.json"]        # the write test left nothing
     assert checks["calibration"]["detail"].endswith("2 colours (red, blue) at 64x48, camera exposure locked")
+    # a Camera Module 3's calibration holds its lens position too
+    save_calibration(data / "calibration.json", (64, 48), {"ExposureTime": 9000, "AnalogueGain": 2.0,
+                                                           "ColourGains": [1.5, 2.0], "LensPosition": 2.5})
+    rc, checks = doctor(capsys, "--config", str(config), "--data", str(data))
+    assert rc == 0
+    assert checks["calibration"]["detail"].endswith("at 64x48, camera exposure and focus locked")
 
 
 def test_missing_calibration_fails_the_run(capsys, table, in_groups):

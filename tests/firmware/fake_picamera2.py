@@ -17,9 +17,19 @@ picamera2/picamera2.py):
   order is B, G, R (picamera2's "RGB888" is named after the DRM fourcc, little-endian);
   x width x 4 for the XBGR8888/XRGB8888 formats.
 - `capture_metadata()`: dict with "ExposureTime" (int, microseconds), "AnalogueGain"
-  (float), "ColourGains" (tuple red, blue), "FrameDuration", "SensorTimestamp".
+  (float), "ColourGains" (tuple red, blue), "FrameDuration", "SensorTimestamp", and
+  "LensPosition" (dioptres) on a camera with a focusing lens.
 - `set_controls(dict)`: "AeEnable"/"AwbEnable" False freeze auto exposure / white balance;
-  "ExposureTime", "AnalogueGain", "ColourGains" set them.
+  "ExposureTime", "AnalogueGain", "ColourGains" set them; "AfMode" (libcamera's AfModeEnum:
+  0 manual, 1 auto, 2 continuous) and "LensPosition" (dioptres, obeyed in manual mode) on
+  a camera with a focusing lens. A control the camera does not advertise raises
+  RuntimeError, as picamera2's Controls does.
+- `camera_controls`: property, {name: (min, max, default)} of the controls the camera
+  advertises; "AfMode" and "LensPosition" only where the lens focuses (imx708, Camera
+  Module 3; not imx219, the fixed-focus v2).
+- `autofocus_cycle(wait=None, signal_function=None)`: sets AfMode auto and AfTrigger
+  start, waits while the lens scans (a few frames), and returns True if it focused, else
+  False; the lens stays where the scan ended. Metadata then reports "LensPosition".
 
 Frames come at the configured frame duration (FrameDurationLimits), as from a sensor.
 
@@ -27,7 +37,8 @@ What the fake adds, for tests to drive it (not picamera2 API): `CAMERAS` (the at
 cameras), `fake_light` (room brightness the auto exposure follows), `fake_fail_after`
 (after that many frames the ribbon is pulled: captures raise, the camera is gone),
 `fake_hang_after` (after that many frames captures block, delivering nothing, until the
-camera is stopped), `fake_busy` (the camera is held by another process), `plug()`,
+camera is stopped), `fake_busy` (the camera is held by another process), `fake_sharp_at`
+(the lens position, dioptres, where the tray is sharp; None: autofocus fails), `plug()`,
 `reset()`, `INSTANCES` (every Picamera2 made).
 """
 from __future__ import annotations
@@ -38,12 +49,20 @@ import time
 import numpy as np
 
 IMX708 = {"Model": "imx708", "Location": 2, "Rotation": 180, "Id": "/base/soc/i2c0mux/i2c@1/imx708@1a"}
+IMX219 = {"Model": "imx219", "Location": 2, "Rotation": 180, "Id": "/base/soc/i2c0mux/i2c@1/imx219@10"}
 CAMERAS: list[dict] = [dict(IMX708)]
 INSTANCES: list["Picamera2"] = []
 fake_light = 1.0
 fake_fail_after: int | None = None
 fake_hang_after: int | None = None
 fake_busy = False
+fake_sharp_at: float | None = 2.5     # a tray 40 cm below the lens
+
+_CONTROLS = {"AeEnable": (False, True, None), "AwbEnable": (False, True, None),
+             "ExposureTime": (75, 66666, None), "AnalogueGain": (1.0, 16.0, None),
+             "ColourGains": (0.0, 32.0, None), "FrameDurationLimits": (33333, 120000000, None)}
+_FOCUS_CONTROLS = {"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0), "LensPosition": (0.0, 15.0, 1.0)}
+AF_SCAN_FRAMES = 6          # frames an autofocus cycle takes
 
 _FORMATS = {"RGB888": 3, "BGR888": 3, "XBGR8888": 4, "XRGB8888": 4, "YUV420": None}
 TARGET_LEVEL = 100.0        # mean grey level the fake auto exposure aims for
@@ -58,10 +77,10 @@ def plug() -> None:
 
 
 def reset() -> None:
-    global fake_light
+    global fake_light, fake_sharp_at
     plug()
     INSTANCES.clear()
-    fake_light = 1.0
+    fake_light, fake_sharp_at = 1.0, 2.5
 
 
 class Picamera2:
@@ -83,9 +102,16 @@ class Picamera2:
         self._exposure = 5000
         self._gain = 4.0
         self._colour_gains = (1.0, 1.0)
+        self._af_mode = 0
+        self._lens = 1.0
         self._stopped = threading.Event()
         self._next_due = 0.0
         INSTANCES.append(self)
+
+    @property
+    def camera_controls(self) -> dict:
+        focuses = CAMERAS[self.camera_idx]["Model"] == "imx708" if self.camera_idx < len(CAMERAS) else False
+        return {**_CONTROLS, **(_FOCUS_CONTROLS if focuses else {})}
 
     @staticmethod
     def _stream(defaults: dict, updates: dict | None) -> dict | None:
@@ -142,7 +168,14 @@ class Picamera2:
         self.is_open = False
 
     def set_controls(self, controls):
+        for name in controls:
+            if name not in self.camera_controls:
+                raise RuntimeError(f"Control {name} is not advertised by libcamera")
         self.set_controls_calls.append(dict(controls))
+        if "AfMode" in controls:
+            self._af_mode = int(controls["AfMode"])
+        if "LensPosition" in controls and self._af_mode == 0:
+            self._lens = float(controls["LensPosition"])
         if "AeEnable" in controls:
             self._ae = bool(controls["AeEnable"])
         if "AwbEnable" in controls:
@@ -154,6 +187,16 @@ class Picamera2:
         if "ColourGains" in controls:
             red, blue = controls["ColourGains"]
             self._colour_gains = (float(red), float(blue))
+
+    def autofocus_cycle(self, wait=None, signal_function=None):
+        self.set_controls({"AfMode": 1, "AfTrigger": 0})
+        for _ in range(AF_SCAN_FRAMES):
+            self._next_frame()
+        if fake_sharp_at is None:
+            self._lens = 0.0            # scanned to the far end and found nothing sharp
+            return False
+        self._lens = fake_sharp_at
+        return True
 
     def _next_frame(self) -> None:
         if not self.started:
@@ -183,9 +226,12 @@ class Picamera2:
 
     def capture_metadata(self, wait=None):
         self._next_frame()
-        return {"ExposureTime": self._exposure, "AnalogueGain": self._gain,
-                "ColourGains": self._colour_gains, "FrameDuration": 66666,
-                "SensorTimestamp": self.frames * 66_666_000, "Lux": 400.0 * fake_light}
+        metadata = {"ExposureTime": self._exposure, "AnalogueGain": self._gain,
+                    "ColourGains": self._colour_gains, "FrameDuration": 66666,
+                    "SensorTimestamp": self.frames * 66_666_000, "Lux": 400.0 * fake_light}
+        if "LensPosition" in self.camera_controls:
+            metadata["LensPosition"] = self._lens
+        return metadata
 
     def capture_array(self, name="main", wait=None):
         self._next_frame()

@@ -13,6 +13,9 @@ from firmware.errors import FirmwareError
 from tests.firmware import fake_picamera2
 
 
+LOCKED = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.7]}
+
+
 @pytest.fixture
 def fake(monkeypatch):
     fake_picamera2.reset()
@@ -28,8 +31,11 @@ def test_settles_then_locks_exposure_and_white_balance(fake):
         camera = fake.INSTANCES[-1]
         assert camera.camera_config["main"] == {"format": "RGB888", "size": (64, 48)}
         assert camera.camera_config["controls"]["FrameDurationLimits"] == (66666, 66666)
-        locked = camera.set_controls_calls[-1]
+        # The Camera Module 3 focused on the tray once, first; then all was locked in one call.
+        focused, locked = camera.set_controls_calls[-2:]
+        assert focused == {"AfMode": 1, "AfTrigger": 0}
         assert locked["AeEnable"] is False and locked["AwbEnable"] is False
+        assert locked["AfMode"] == 0 and locked["LensPosition"] == source.controls["LensPosition"] == 2.5
         # The values locked are the converged ones, reported for the calibration to store.
         assert source.controls["ExposureTime"] == locked["ExposureTime"] == 5000
         assert source.controls["AnalogueGain"] == pytest.approx(locked["AnalogueGain"])
@@ -53,14 +59,55 @@ def test_settles_then_locks_exposure_and_white_balance(fake):
 
 def test_stored_controls_are_reapplied_without_settling(fake):
     from firmware.picam import PiCameraSource
-    stored = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.7]}
+    stored = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.7], "LensPosition": 3.0}
     with PiCameraSource(64, 48, 10, controls=stored) as source:
         camera = fake.INSTANCES[-1]
+        # no focusing either: the lens goes back where calibration left it
         assert camera.set_controls_calls == [{"AeEnable": False, "AwbEnable": False, "ExposureTime": 8000,
-                                              "AnalogueGain": 1.5, "ColourGains": (1.9, 1.7)}]
+                                              "AnalogueGain": 1.5, "ColourGains": (1.9, 1.7),
+                                              "AfMode": 0, "LensPosition": 3.0}]
         assert source.controls == stored
         source.read(timeout=2)
-        assert camera.capture_metadata()["ExposureTime"] == 8000
+        metadata = camera.capture_metadata()
+        assert metadata["ExposureTime"] == 8000 and metadata["LensPosition"] == 3.0
+
+
+def test_stored_controls_without_a_lens_position_focus_once(fake, caplog):
+    """A calibration stored before focus was locked, on a Camera Module 3."""
+    from firmware.picam import PiCameraSource
+    fake.fake_sharp_at = 4.0
+    with PiCameraSource(64, 48, 10, controls=LOCKED) as source:
+        camera = fake.INSTANCES[-1]
+        assert camera.set_controls_calls == [{"AfMode": 1, "AfTrigger": 0},
+                                             {"AeEnable": False, "AwbEnable": False, "ExposureTime": 8000,
+                                              "AnalogueGain": 1.5, "ColourGains": (1.9, 1.7),
+                                              "AfMode": 0, "LensPosition": 4.0}]
+        assert source.controls == {**LOCKED, "LensPosition": 4.0}
+    assert "autofocus" not in caplog.text
+
+
+def test_a_fixed_focus_camera_is_sent_no_focus_controls(fake):
+    from firmware.picam import PiCameraSource
+    fake.CAMERAS[:] = [dict(fake.IMX219)]      # Camera Module 2: the fake raises on controls it lacks
+    with PiCameraSource(64, 48, 15) as source:
+        assert "LensPosition" not in source.controls
+        assert source.controls["ExposureTime"] == 5000
+    # a lens position stored from a Camera Module 3 is not for this one
+    with PiCameraSource(64, 48, 15, controls={**LOCKED, "LensPosition": 3.0}) as source:
+        assert source.controls == LOCKED
+        assert fake.INSTANCES[-1].set_controls_calls[-1] == {
+            "AeEnable": False, "AwbEnable": False, "ExposureTime": 8000, "AnalogueGain": 1.5,
+            "ColourGains": (1.9, 1.7)}
+
+
+def test_a_tray_out_of_focus_reach_is_logged_and_the_lens_locked_anyway(fake, caplog):
+    from firmware.picam import PiCameraSource
+    fake.fake_sharp_at = None
+    with caplog.at_level(logging.WARNING, logger="firmware.picam"):
+        with PiCameraSource(64, 48, 15) as source:
+            assert source.controls["LensPosition"] == 0.0
+            assert fake.INSTANCES[-1].set_controls_calls[-1]["AfMode"] == 0
+    assert "autofocus found no sharp picture of the tray" in caplog.text
 
 
 def test_incomplete_stored_controls_are_a_clear_error(fake):
@@ -101,8 +148,6 @@ def test_auto_prefers_the_pi_camera_and_logs_it(fake, caplog):
         source.close()
 
 
-LOCKED = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.7]}
-
 
 @pytest.mark.parametrize("fault", ["raises", "goes silent"])
 def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
@@ -139,14 +184,17 @@ def test_camera_lost_mid_stream_is_retried_and_recovered(fake, fault):
 
 
 def test_relock_adapts_and_a_reopened_camera_keeps_the_new_lock(fake):
-    source = open_source("picamera", 64, 48, 60, controls=LOCKED)
+    stored = {**LOCKED, "LensPosition": 3.0}
+    source = open_source("picamera", 64, 48, 60, controls=stored)
     source.backoff = 0.05
     try:
-        assert source.controls == LOCKED
+        assert source.controls == stored
         fake.fake_light = 0.5                       # the room got darker: recalibrating
         relocked = source.relock()
         assert relocked["AnalogueGain"] > LOCKED["AnalogueGain"]
-        assert fake.INSTANCES[-1].set_controls_calls[-2] == {"AeEnable": True, "AwbEnable": True}
+        assert relocked["LensPosition"] == 2.5      # and the lens focused again
+        assert fake.INSTANCES[-1].set_controls_calls[-3:-1] == [{"AeEnable": True, "AwbEnable": True},
+                                                                {"AfMode": 1, "AfTrigger": 0}]
         after = [source.read(timeout=2) for _ in range(3)][-1]    # surely taken after the relock
         assert after.image.mean() == pytest.approx(fake.TARGET_LEVEL, rel=0.1)
         fake.fake_fail_after = fake.INSTANCES[-1].frames + 1
@@ -158,7 +206,8 @@ def test_relock_adapts_and_a_reopened_camera_keeps_the_new_lock(fake):
         assert len(fake.INSTANCES) == 2
         assert fake.INSTANCES[-1].set_controls_calls == [
             {"AeEnable": False, "AwbEnable": False, "ExposureTime": relocked["ExposureTime"],
-             "AnalogueGain": relocked["AnalogueGain"], "ColourGains": tuple(relocked["ColourGains"])}]
+             "AnalogueGain": relocked["AnalogueGain"], "ColourGains": tuple(relocked["ColourGains"]),
+             "AfMode": 0, "LensPosition": relocked["LensPosition"]}]
     finally:
         source.close()
 
