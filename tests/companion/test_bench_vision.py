@@ -1,6 +1,6 @@
 import argparse
 
-from companion.benchmarks.vision import KINDS, _battle_counts, _set_up, accuracy, battles
+from companion.benchmarks.vision import KINDS, LENSES, _battle_counts, _set_up, accuracy, battles, through_lenses
 
 
 def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
@@ -31,3 +31,13 @@ def test_the_accuracy_figures_split_the_scenes_by_the_calibration_warning_of_a_p
     (warned_exact, warned), (others_exact, others) = figures["exact_like_shadow"]
     assert warned == others == len(KINDS)
     assert warned_exact + others_exact == round(figures["exact_all"] * 2 * len(KINDS))
+
+
+def test_the_lens_figures_count_every_scene_of_a_set_up_through_each_lens():
+    figures = {}
+    through_lenses(argparse.Namespace(setups=1, seed=7, scenes=1),
+                   lambda name, text, value: figures.update({name: (text, value)}))
+    for key in LENSES:
+        text, share = figures[f"exact_{key}"]
+        assert share in (0.0, 0.25, 0.5, 0.75, 1.0)
+        assert f"/{len(KINDS)}), calibrations refused: 0" in text
