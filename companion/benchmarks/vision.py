@@ -112,18 +112,18 @@ def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED, battles: i
     `lens`: the camera's (firmware.scene.Lens), through which every frame is seen."""
     rng, setup, counter = _calibrated(seed, learned, lens)
 
+    def seen(scene):
+        return scene if lens is None else lens.scene(scene)
+
     def drawn():
         for kind in KINDS:
             for j in range(scenes):
                 light = drift_light(setup, rng) if kind == "drifted" else setup
                 shown = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
-                yield kind, _seen(_scene(light, shown, rng))
+                yield kind, seen(_scene(light, shown, rng))
         for kind in BATTLE_KINDS:
             for _ in range(battles):
-                yield kind, _seen(_scene(setup, kind, rng, battle=True))
-
-    def _seen(scene):
-        return scene if lens is None else lens.scene(scene)
+                yield kind, seen(_scene(setup, kind, rng, battle=True))
     return counter, drawn()
 
 
