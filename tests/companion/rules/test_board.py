@@ -85,7 +85,8 @@ def test_a_map_without_places_loads_and_one_with_all_of_them_too():
 @pytest.mark.parametrize("at, message", [
     ({"A": [1, 50], "B": [2, 51]}, "'at' is given for 2 territories but not for C "
                                     "(give it for every territory or for none)"),
-    ({"A": [1, 50], "B": [2, 51], "C": [200, 50]}, "territory 'C': 'at' must be [longitude, latitude]"),
+    ({"A": [1, 50], "B": [2, 51], "C": [200, 50]},
+     "territory 'C': 'at' must be [longitude, latitude]"),
     ({"A": [1, 50], "B": [2, 51], "C": ["1", 50]}, "territory 'C': 'at' must be"),
     ({"A": [1, 50], "B": [2, 51], "C": [1, 2, 3]}, "territory 'C': 'at' must be"),
     ({"A": [1, 50], "B": [2, 51], "C": [True, 50]}, "territory 'C': 'at' must be"),
