@@ -17,7 +17,9 @@ from companion.rules.actions import MOVES
 from companion.rules.board import Board
 from companion.rules.units import BEST_FIRST, describe
 
-WIDTH = 1000          # the viewBox's width; its height follows the map's shape
+# The projected map's width before territories are nudged apart: small enough that a laptop
+# shows the whole map with 12 px labels, large enough that few territories need nudging.
+WIDTH = 700
 MARGIN = 24
 RADIUS = 15           # a territory's disc
 CHAR = 7.4            # a label character's width at the map's font size (13 px, bold)
@@ -131,13 +133,11 @@ class Arrow:
     label: str       # what moves, short: "Blue 4C 1F"
     text: str        # in words, for screen readers
     siege: bool
+    label_at: tuple[float, float]
 
     @property
-    def label_at(self) -> tuple[float, float]:
-        """The middle of the arrow's middle leg."""
-        i = len(self.points) // 2
-        (ax, ay), (bx, by) = self.points[i - 1], self.points[i]
-        return round((ax + bx) / 2, 1), round((ay + by) / 2, 1)
+    def label_width(self) -> float:
+        return round(len(self.label) * CHAR + 12, 1)
 
 
 def view(board: Board, game: Mapping[str, Any] | None, turn: Mapping[str, Any] | None,
@@ -167,6 +167,8 @@ def view(board: Board, game: Mapping[str, Any] | None, turn: Mapping[str, Any] |
             "place": places.places[name], "city": board.cities.get(name), "tax": board.tax_of(name),
             "crown": name in crowns, "adjacent": board.adjacent[name],
             "units": dict(territories.get(name, {}).get("units", {})),
+            "described": {c: describe(u) for c, u in
+                          territories.get(name, {}).get("units", {}).items()},
             "castle": bool(territories.get(name, {}).get("castle")),
             "revolt": territories.get(name, {}).get("revolt_markers", 0),
             "fight": name in fights} for name in board.territories],
@@ -195,8 +197,24 @@ def _arrow(action: Mapping[str, Any], places: Layout) -> Arrow | None:
     words = (f"{action.get('siege_engines', 0)} siege engines fire" if siege
              else describe(action.get("units", {})))
     points = [(places.places[t].x, places.places[t].y) for t in path]
-    return Arrow(player, _trimmed(points, RADIUS + 4, RADIUS + 9), f"{player.capitalize()} {what}",
-                 f"{player.capitalize()}: {words} from {path[0]} to {path[-1]}", siege)
+    label = f"{player.capitalize()} {what}"
+    return Arrow(player, _trimmed(points, RADIUS + 4, RADIUS + 9), label,
+                 f"{player.capitalize()}: {words} from {path[0]} to {path[-1]}", siege,
+                 _label_at(points, len(label) * CHAR / 2 + 6, places))
+
+
+def _label_at(points: list[tuple[float, float]], half: float,
+              places: Layout) -> tuple[float, float]:
+    """Where on the arrow's middle leg its label hides no territory's disc or name: the middle
+    if it is clear, else the clear place nearest to it (the middle when none is)."""
+    i = len(points) // 2
+    (ax, ay), (bx, by) = points[i - 1], points[i]
+    for share in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8):
+        x, y = ax + (bx - ax) * share, ay + (by - ay) * share
+        if not any(abs(x - p.x) < half + half_width(n) and p.y - RADIUS - 12 < y < p.y + 32
+                   for n, p in places.places.items()):
+            return round(x, 1), round(y, 1)
+    return round((ax + bx) / 2, 1), round((ay + by) / 2, 1)
 
 
 def _trimmed(points: list[tuple[float, float]], start: float,
@@ -217,8 +235,8 @@ def _focus(places: Layout, points: list[tuple[float, float]], fights: set[str]) 
     if not points:
         return f"0 0 {places.width} {places.height}"
     xs, ys = [x for x, _ in points], [y for _, y in points]
-    w = min(max(max(xs) - min(xs) + 240, places.width / 4), places.width)
-    h = min(max(max(ys) - min(ys) + 200, w * 0.75), places.height)
+    w = min(max(max(xs) - min(xs) + 200, places.width / 3), places.width)
+    h = min(max(max(ys) - min(ys) + 160, w * 0.75), places.height)
     x = min(max((min(xs) + max(xs) - w) / 2, 0), places.width - w)
     y = min(max((min(ys) + max(ys) - h) / 2, 0), places.height - h)
     return f"{x:.0f} {y:.0f} {w:.0f} {h:.0f}"

@@ -156,13 +156,13 @@ def test_the_map_of_a_game_shows_owners_units_and_the_automatons_move(client):
         assert post_json(client, "/api/automaton/confirm").get_json()["status"] == "done"
     assert moves and turn["player"] == "blue"
     root = drawn(client)
-    arrows = [g for g in root.iter(f"{SVG}g") if g.get("class", "").startswith("arrow ")
-              or g.get("class") == "arrow"]
-    assert len(arrows) == len(moves)
-    first = arrows[0]
-    assert first.get("data-player") == "blue"
-    assert f"from {moves[0]['from']} to {moves[0]['to']}" in first.get("aria-label")
-    label = "".join(t.text for t in first.iter(f"{SVG}text"))
+    arrows = [g for g in root.iter(f"{SVG}g") if g.get("class", "").split()[:1] == ["arrow"]]
+    labels = [g for g in root.iter(f"{SVG}g") if g.get("class") == "arrow-label"]
+    assert len(arrows) == len(labels) == len(moves)
+    assert arrows[0].get("data-player") == labels[0].get("data-player") == "blue"
+    assert f"from {moves[0]['from']} to {moves[0]['to']}" in arrows[0].get("aria-label")
+    assert [p.get("class") for p in arrows[0]] == ["shaft-halo", "shaft"]
+    label = "".join(t.text for t in labels[0].iter(f"{SVG}text"))
     assert label == f"Blue {mapview.short(moves[0]['units'])}"
     fights = {n for n, g in territories(root).items() if "fight" in g.get("class").split()}
     assert fights == {a["to"] for a in moves if a["battle"]}
