@@ -2,14 +2,17 @@
 client with a real TableService (no camera: counts are typed in) and a real SQLite store."""
 from __future__ import annotations
 
+import json
 import math
 import xml.etree.ElementTree as ET
 
 import pytest
+from flask import render_template
 
 from companion.config import load_config
 from companion.rules.actions import MOVES
 from companion.rules.board import board_from_dict, load_map
+from companion.rules.units import describe
 from companion.service.table import TableService
 from companion.store import Store
 from companion.web import create_app, mapview
@@ -177,3 +180,31 @@ def test_the_map_of_a_game_shows_owners_units_and_the_automatons_move(client):
     assert "blue" in target.get("data-owners").split()
     if moves[0]["attack"]:
         assert "disputed" in target.get("class").split() and "disputed" in target.get("aria-label")
+
+
+def test_disputed_castles_revolts_and_an_open_battle_are_marked(make_app, board):
+    """The drawing of states a short game may not reach: drawn from a game dict as the
+    service's state has it."""
+    game = {"map": "risk-europe", "players": {"red": {}, "blue": {}, "black": {}},
+            "territories": {
+                "Saxony": {"units": {"red": {"footman": 2}, "blue": {"cavalry": 1}},
+                           "attacker": "blue"},
+                "England": {"units": {"black": {"footman": 1, "archer": 2}}, "castle": True,
+                            "revolt_markers": 2}}}
+    battle = {"territory": "Saxony", "attacker": "blue", "defender": "red"}
+    with make_app().test_request_context():
+        html = render_template("_map_board.html", describe=describe,
+                               **mapview.view(board, game, None, battle))
+    shown = territories(ET.fromstring(f"<div>{html}</div>"))
+    saxony, england = shown["Saxony"], shown["England"]
+    assert saxony.get("class").split() == ["t", "disputed", "fight"]
+    assert [p.get("data-paint") for p in saxony if "disc" in p.get("class", "").split()] == \
+        ["red", "blue"]
+    assert _texts(saxony, "initial") == ["R/Blu"] and _texts(saxony, "units") == ["R 2F", "Blu 1C"]
+    assert "disputed" in saxony.get("aria-label") and "battle here" in saxony.get("aria-label")
+    assert england.get("data-castle") == "yes" and england.get("data-revolt") == "2"
+    assert [g.get("class") for g in england if g.get("class") in ("castle", "revolt")] == \
+        ["castle", "revolt"]
+    assert "2 revolt markers" in england.get("aria-label")
+    assert json.loads(england.get("data-units")) == {"black": "2 archers, 1 footman"}
+    assert _texts(england, "units") == ["Bla 2A 1F"]
