@@ -4,7 +4,7 @@ Places come from the map file's `at` (lon, lat), projected equirectangularly wit
 shrunk by the cosine of the middle latitude (true shapes around the map's middle, which is
 all a board needs), then nudged apart until no two territories' labels overlap. A map without
 `at` is laid out in a grid, in file order. Everything here is pure: board and state in,
-numbers and strings out; `board_map.py` serves it, `_map.svg` draws it.
+numbers and strings out; `board_map.py` serves it, `templates/_map_board.html` draws it.
 """
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ class Arrow:
 
 def view(board: Board, game: Mapping[str, Any] | None, turn: Mapping[str, Any] | None,
          battle: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What `_map.svg` draws from the state the pages read (`/api/state`'s game, automaton
+    """What `_map_board.html` draws from the state the pages read (`/api/state`'s game, automaton
     and battle): the places, links, each territory's owners and units, the automaton's
     pending move as arrows, and the territories where a battle is fought."""
     places = layout(board)
@@ -172,16 +172,12 @@ def view(board: Board, game: Mapping[str, Any] | None, turn: Mapping[str, Any] |
             "castle": bool(territories.get(name, {}).get("castle")),
             "revolt": territories.get(name, {}).get("revolt_markers", 0),
             "fight": name in fights} for name in board.territories],
-        "initials": initials(colours or list(_owners(territories))),
+        "initials": initials(colours),
         "short": short,
         "arrows": arrows,
         "focus": _focus(places, [p for a in arrows for p in a.points], fights),
         "radius": RADIUS,
     }
-
-
-def _owners(territories: Mapping[str, Any]) -> dict[str, None]:
-    return {c: None for t in territories.values() for c in t.get("units", {})}
 
 
 def _arrow(action: Mapping[str, Any], places: Layout) -> Arrow | None:
@@ -205,16 +201,28 @@ def _arrow(action: Mapping[str, Any], places: Layout) -> Arrow | None:
 
 def _label_at(points: list[tuple[float, float]], half: float,
               places: Layout) -> tuple[float, float]:
-    """Where on the arrow's middle leg its label hides no territory's disc or name: the middle
-    if it is clear, else the clear place nearest to it (the middle when none is)."""
+    """Where along the arrow's middle leg, or beside it, its label hides the least: no
+    territory's disc if it can, then as few names as it can; the middle when all are equal."""
     i = len(points) // 2
     (ax, ay), (bx, by) = points[i - 1], points[i]
-    for share in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8):
-        x, y = ax + (bx - ax) * share, ay + (by - ay) * share
-        if not any(abs(x - p.x) < half + half_width(n) and p.y - RADIUS - 12 < y < p.y + 32
-                   for n, p in places.places.items()):
-            return round(x, 1), round(y, 1)
-    return round((ax + bx) / 2, 1), round((ay + by) / 2, 1)
+    length = math.dist((ax, ay), (bx, by)) or 1.0
+    across = (-(by - ay) / length, (bx - ax) / length)  # a unit step square to the leg
+    candidates = [(ax + (bx - ax) * share + across[0] * side,
+                   ay + (by - ay) * share + across[1] * side)
+                  for side in (0, 22, -22, 40, -40, 60, -60)
+                  for share in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)]
+
+    def hidden(x: float, y: float) -> int:
+        score = 0
+        for name, p in places.places.items():
+            if abs(x - p.x) < half + RADIUS + 4 and p.y - RADIUS - 24 < y < p.y + RADIUS + 11:
+                score += 10  # a disc (with its crown above)
+            elif abs(x - p.x) < half + half_width(name) and p.y + RADIUS - 8 < y < p.y + BELOW:
+                score += 1   # a name or its units
+        return score
+
+    x, y = min(candidates, key=lambda c: hidden(*c))
+    return round(x, 1), round(y, 1)
 
 
 def _trimmed(points: list[tuple[float, float]], start: float,

@@ -128,6 +128,7 @@ def _game_in_progress(laptop, phone, server):
     fights = {a["to"] for a in moves if a["battle"]}
     assert {g.get_attribute("data-territory") for g in page.query_selector_all("#map g.t.fight")} \
         == fights
+    page.wait_for_selector("#flash", state="hidden")  # the refused move's message, gone
     laptop.shot("game-map")
 
     # On a phone: nothing wider than the screen, the same map; pinched open it zooms in.
