@@ -65,6 +65,22 @@ def test_the_layout_keeps_every_label_clear_of_the_others(board):
     assert p["Finland"].y < p["Saxony"].y < p["Rome"].y < p["Tunisia"].y
 
 
+def test_an_arrows_label_hides_no_territorys_disc(board):
+    """On every Risk Europe link, a move's label of up to 10 letters ("Blue 2C 5F") goes
+    beside the discs (a much longer one can cover one where the board is crowded)."""
+    layout = mapview.layout(board)
+    half = 10 * mapview.CHAR / 2 + 6
+    hidden = []
+    for a in board.territories:
+        for b in board.adjacent[a]:
+            ends = [(layout.places[t].x, layout.places[t].y) for t in (a, b)]
+            x, y = mapview._label_at(ends, half, layout)
+            hidden += [(a, b, p.name) for p in layout.places.values()
+                       if abs(x - p.x) < half + mapview.RADIUS
+                       and p.y - mapview.RADIUS - 11 < y < p.y + mapview.RADIUS + 11]
+    assert hidden == []
+
+
 def test_a_map_without_places_is_laid_out_in_a_grid():
     names = [f"T{i}" for i in range(7)]
     board = board_from_dict({"territories": [
