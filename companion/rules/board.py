@@ -3,6 +3,10 @@
 Maps are JSON files in the format of `companion/maps/risk-europe.json` (the default). A user's
 own map file (to correct a disputed link, say) loads the same way and is checked the same way:
 every problem is an error naming the territory.
+
+`"at": [lon, lat]` places a territory (its region's geographic centre) for the drawn map. It is
+optional so that a user's own map plays without it (the page then lays territories out in a
+grid), but a map gives it for every territory or for none: a half-placed map is a mistake.
 """
 from __future__ import annotations
 
@@ -53,6 +57,7 @@ class Board:
     castles: int
     crown_cards: int
     distance: Mapping[str, Mapping[str, int]] = field(repr=False)
+    at: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # (lon, lat) or empty
 
     def is_city(self, territory: str) -> bool:
         return territory in self.tax
@@ -100,6 +105,7 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
     adjacent: dict[str, tuple[str, ...]] = {}
     cities: dict[str, str] = {}
     tax: dict[str, int] = {}
+    at: dict[str, tuple[float, float]] = {}
     for i, entry in enumerate(data["territories"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise fail(f"territories[{i}]: expected an object with a 'name'")
@@ -120,6 +126,12 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
             tax[name] = value
         elif "tax" in entry:
             raise fail(f"territory {name!r} has a tax value but no city")
+        if "at" in entry:
+            at[name] = _place(entry["at"], name, fail)
+    unplaced = [n for n in names if n not in at]
+    if at and unplaced:
+        raise fail(f"'at' is given for {len(at)} territories but not for {', '.join(unplaced)} "
+                   f"(give it for every territory or for none)")
     for name in names:
         for other in adjacent[name]:
             if other not in adjacent:
@@ -152,7 +164,17 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
                  adjacent=adjacent, cities=cities, tax=tax, sea=frozenset(sea), start=start,
                  box=box, castles=int(box_data.get("castles", DEFAULT_BOX["castles"])),
                  crown_cards=int(box_data.get("crown_cards", DEFAULT_BOX["crown_cards"])),
-                 distance=_distances(adjacent))
+                 distance=_distances(adjacent), at=at)
+
+
+def _place(value: Any, name: str, fail) -> tuple[float, float]:
+    """A territory's [lon, lat] in degrees."""
+    if (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            and -180 <= value[0] <= 180 and -90 <= value[1] <= 90):
+        return float(value[0]), float(value[1])
+    raise fail(f"territory {name!r}: 'at' must be [longitude, latitude] in degrees "
+               f"(-180..180, -90..90), got {value!r}")
 
 
 def _start_entry(entry: Any, adjacent, cities, fail) -> StartEntry:

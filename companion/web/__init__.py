@@ -18,6 +18,7 @@ PAGE_BLUEPRINTS = (
     "companion.web.table",
     "companion.web.calibrate",
     "companion.web.game",
+    "companion.web.board_map",
     "companion.web.settings",
 )
 SERVICE_KEY = "COMPANION_SERVICE"

@@ -129,6 +129,7 @@
     $("filter-owner").value = filterOwner;
     renderPlayers();
     renderAutomaton();
+    TowerMap.show(s);
     renderBoard();
     renderHistory();
     // Without a game, setting one up is the only thing to do: it comes first.

@@ -268,6 +268,7 @@
     state = s;
     $("now").textContent = nowText(s);
     renderAutomaton(s);
+    TowerMap.show(s);
     renderBattle(s);
     renderLedger(s);
     renderHistory(s);

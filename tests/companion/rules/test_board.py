@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -57,3 +58,39 @@ def test_a_users_map_file_loads_by_path(tmp_path):
     path.write_text("{not json")
     with pytest.raises(MapError, match="not valid JSON"):
         load_map(str(path))
+
+
+def test_every_risk_europe_territory_has_its_place(board):
+    assert set(board.at) == set(board.territories)
+    assert board.at["England"] == (-1.5, 52.6)
+    # West to east and north to south as on the board.
+    assert board.at["Portugal"][0] < board.at["France"][0] < board.at["Poland"][0]
+    assert board.at["Sweden"][1] > board.at["Saxony"][1] > board.at["Rome"][1]
+
+
+def _placed(**at):
+    data = _tiny()
+    for entry in data["territories"]:
+        if entry["name"] in at:
+            entry["at"] = at[entry["name"]]
+    return data
+
+
+def test_a_map_without_places_loads_and_one_with_all_of_them_too():
+    assert board_from_dict(_tiny()).at == {}
+    assert board_from_dict(_placed(A=[1, 50], B=[2.5, 51], C=[-3, 49.5])).at == \
+        {"A": (1.0, 50.0), "B": (2.5, 51.0), "C": (-3.0, 49.5)}
+
+
+@pytest.mark.parametrize("at, message", [
+    ({"A": [1, 50], "B": [2, 51]}, "'at' is given for 2 territories but not for C "
+                                    "(give it for every territory or for none)"),
+    ({"A": [1, 50], "B": [2, 51], "C": [200, 50]},
+     "territory 'C': 'at' must be [longitude, latitude]"),
+    ({"A": [1, 50], "B": [2, 51], "C": ["1", 50]}, "territory 'C': 'at' must be"),
+    ({"A": [1, 50], "B": [2, 51], "C": [1, 2, 3]}, "territory 'C': 'at' must be"),
+    ({"A": [1, 50], "B": [2, 51], "C": [True, 50]}, "territory 'C': 'at' must be"),
+])
+def test_a_bad_place_is_named(at, message):
+    with pytest.raises(MapError, match=re.escape(f"tiny.json: {message}")):
+        board_from_dict(_placed(**at), "tiny.json")
