@@ -307,6 +307,33 @@ def test_the_table_page_primes_the_tower(phone, server):
     phone.check()
 
 
+def test_a_declared_battle_shows_its_odds(phone, server):
+    page = phone.goto("/")
+    page.select_option("#attacker", "blue")
+    page.fill("#attacker-armies", "5")
+    page.select_option("#defender", "red")
+    page.fill("#defender-armies", "2")
+    page.click("#declare-submit")
+    page.wait_for_selector("#battle-odds:visible")
+    battle_id = server.get("/api/state")[1]["battle"]["id"]
+    odds = server.get(f"/api/battles/{battle_id}")[1]["odds"]
+    c = {r: round(p * 100) for r, p in odds["chances"].items()}
+    assert " ".join(page.inner_text("#odds-chances").split()) == (
+        f"Odds before the throw: blue conquers {c['conquered']} %, held {c['held']} %, "
+        f"devastated {c['devastated']} %.")
+    assert page.inner_text("#odds-expected").startswith("Expected out of the tower: ")
+    assert f"{odds['expected']['blue']:.1f} blue" in page.inner_text("#odds-expected")
+    # The priming before was the tower's first throw the companion saw.
+    assert page.inner_text("#odds-tower").startswith("This tower keeps about ")
+    assert page.inner_text("#odds-tower").endswith(f"from {odds['stickiness']['throws']} throw"
+                                                   + "s" * (odds["stickiness"]["throws"] != 1) + ".")
+    phone.shot("table-odds")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cancel")
+    page.wait_for_selector("#declare:visible")
+    phone.check()
+
+
 def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page = laptop.goto("/game")
     page.wait_for_selector("#new-details[open]")
