@@ -12,7 +12,7 @@ from vision.errors import VisionError
 
 # Subcommand name -> module in companion.commands (dashes become underscores).
 COMMANDS = (
-    "serve", "config", "battle", "automaton", "simulate",
+    "serve", "config", "battle", "odds", "automaton", "simulate",
     "calibrate", "count", "watch", "bench", "train", "doctor", "panel-test",
 )
 
