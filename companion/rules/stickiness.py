@@ -6,7 +6,7 @@ The ledger knows, for every applied throw, what went in, what came out and what 
 before it (what went in earlier minus what came out), so per colour the cubes that came out are
 the sum of two binomials: Bin(thrown, 1 - keep) + Bin(inside, release). `estimate` weighs that
 likelihood over a grid of (keep, release) with a Beta prior centred on the model's defaults, and
-gives the posterior mean: a grid is exact enough (0.01 steps, and the mean falls between them)
+gives the posterior mean: a grid is exact enough (0.02 steps, and the mean falls between them)
 and needs no optimiser; the prior holds the estimate near the usual tower until throws tell
 otherwise.
 """
@@ -16,14 +16,15 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from companion.rules.tower import KEEP_PROBABILITY, RELEASE_PROBABILITY
 
-# The grid's cell centres, 0.005 to 0.995, for keep and for release.
-GRID = (np.arange(100) + 0.5) / 100
+# The grid's cell centres, 0.01 to 0.99, for keep and for release.
+GRID = (np.arange(50) + 0.5) / 50
 # The prior's weight in cubes: Beta(mean * weight, (1 - mean) * weight). Twenty cubes' worth is
 # less than three throws of a battle, so a tower unlike the usual one shows within a few throws.
 PRIOR_CUBES = 20
@@ -79,20 +80,23 @@ def estimate(throws: Sequence[Throw]) -> Stickiness:
                 # A miscount can claim more came out than could: take what could.
                 terms[t, i, min(max(throw.emerged.get(colour, 0), 0), t + i)] += 1
     for (t, i, e), times in terms.items():
-        log_post += times * np.log(np.maximum(_likelihood(t, i, e), 1e-300))
+        log_post += times * _log_likelihood(t, i, e)
     weights = np.exp(log_post - log_post.max())
     weights /= weights.sum()
     return Stickiness(keep=float((weights.sum(axis=1) * GRID).sum()),
                       release=float((weights.sum(axis=0) * GRID).sum()), throws=len(throws))
 
 
-def _likelihood(thrown: int, inside: int, emerged: int) -> np.ndarray:
-    """P(emerged | keep, release) over the grid: out of the thrown x ~ Bin(thrown, 1 - keep),
+# Throws repeat (t, i, e) often, and every battle asks again with all the table's throws: the
+# grids are kept (20 kB each).
+@lru_cache(maxsize=512)
+def _log_likelihood(thrown: int, inside: int, emerged: int) -> np.ndarray:
+    """log P(emerged | keep, release) over the grid: out of the thrown x ~ Bin(thrown, 1 - keep),
     knocked loose emerged - x ~ Bin(inside, release)."""
     x = np.arange(max(0, emerged - inside), min(thrown, emerged) + 1)
     out = _binomial(thrown, x, 1 - GRID)              # (keep, x)
     loose = _binomial(inside, emerged - x, GRID)      # (release, x)
-    return out @ loose.T
+    return np.log(np.maximum(out @ loose.T, 1e-300))
 
 
 def _binomial(n: int, k: np.ndarray, p: np.ndarray) -> np.ndarray:
