@@ -13,14 +13,17 @@ from companion.store import Store
 EVERY = -1  # SQLite's LIMIT for no limit
 
 
-def throws(store: Store, before_step: int | None = None) -> list[Throw]:
-    """The applied throws in order (those applied before step `before_step` when given)."""
+def throws(store: Store, before_step: int | None = None, since_step: int = 0) -> list[Throw]:
+    """The applied throws in order (those applied before step `before_step` when given, and
+    after step `since_step`)."""
     steps = store.steps(limit=EVERY)
     records = {b["id"]: b for b in store.battles(limit=EVERY)}
     found = []
     for previous, step in zip(steps, steps[1:]):
         if before_step is not None and step.id >= before_step:
             break
+        if step.id <= since_step:
+            continue
         record = records.get(step.data.get("battle"))
         if record is None or record.get("emerged") is None:
             continue
