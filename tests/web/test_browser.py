@@ -413,6 +413,44 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     phone.check()
 
 
+def test_the_game_is_downloaded_summed_up_and_imported_back(laptop, server, tmp_path):
+    page = laptop.goto("/game")
+    with page.expect_download() as download:
+        page.click("#export-link")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    exported = json.loads(path.read_text())
+    state = server.get("/api/state")[1]
+    assert exported["format"] == "tower-companion-game"
+    assert exported["steps"][-1]["id"] == state["history"][-1]["id"]
+    # The summary so far: its own page to print, without the navigation.
+    page.click("#summary-link")
+    page.wait_for_selector("#summary-title:text-is('The game so far')")
+    assert page.locator("nav").count() == 0
+    assert page.inner_text("#summary-result").startswith(f"Round {state['game']['round']}, no winner yet")
+    assert {r.get_attribute("data-colour") for r in page.query_selector_all("#summary-players tbody tr")} \
+        == set(state["game"]["players"])
+    laptop.shot("game-summary")
+    # A battle declared and cancelled since, then the downloaded game imported over it: the
+    # game is as it was, and that battle never was.
+    status, battle = server.post("/api/battles", {"attacker": "red", "defender": None, "thrown": {"red": 1}})
+    assert status == 201
+    server.post(f"/api/battles/{battle['id']}/cancel", {})
+    page = laptop.goto("/game")
+    page.set_input_files("#import-file", str(path))
+    page.click("#import-submit")
+    page.wait_for_selector("#error-message:has-text('a game is in progress here')")
+    page = laptop.goto("/game")
+    page.set_input_files("#import-file", str(path))
+    page.check("#import-force")
+    page.click("#import-submit")
+    page.wait_for_selector("#imported:has-text('Imported game.json')")
+    after = server.get("/api/state")[1]
+    assert after["game"] == state["game"] and after["history"] == state["history"]
+    assert server.get(f"/api/battles/{battle['id']}")[0] == 404
+    laptop.check()
+
+
 def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, server):
     page = laptop.goto("/game")
     page.click("#new-details summary")
