@@ -225,7 +225,8 @@ class Store:
                         for r in self._all("SELECT id, data, image FROM battles ORDER BY id")],
             "events": [{"id": r[0], "time": r[1], "kind": r[2], "text": r[3],
                         "data": json.loads(r[4])}
-                       for r in self._all("SELECT id, time, kind, text, data FROM events ORDER BY id")],
+                       for r in self._all("SELECT id, time, kind, text, data FROM events "
+                                          "ORDER BY id")],
             "open": [{"name": r[0], "data": json.loads(r[1])}
                      for r in self._all("SELECT name, data FROM open ORDER BY name")],
         }
@@ -279,14 +280,17 @@ class Transaction:
         for table in ("steps", "battles", "events", "open"):
             self._db.execute(f"DELETE FROM {table}")
         self._db.executemany(
-            "INSERT INTO steps (id, time, kind, text, game, ledger, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO steps (id, time, kind, text, game, ledger, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(r["id"], r["time"], r["kind"], r["text"], _dump(r["game"]), _dump(r["ledger"]),
               json.dumps(r["data"])) for r in rows["steps"]])
         self._db.executemany("INSERT INTO battles (id, data, image) VALUES (?, ?, ?)",
-                             [(r["id"], json.dumps(r["data"]), r["image"]) for r in rows["battles"]])
+                             [(r["id"], json.dumps(r["data"]), r["image"])
+                              for r in rows["battles"]])
         self._db.executemany(
             "INSERT INTO events (id, time, kind, text, data) VALUES (?, ?, ?, ?, ?)",
-            [(r["id"], r["time"], r["kind"], r["text"], json.dumps(r["data"])) for r in rows["events"]])
+            [(r["id"], r["time"], r["kind"], r["text"], json.dumps(r["data"]))
+             for r in rows["events"]])
         self._db.executemany("INSERT INTO open (name, data) VALUES (?, ?)",
                              [(r["name"], json.dumps(r["data"])) for r in rows["open"]])
 

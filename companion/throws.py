@@ -38,7 +38,8 @@ def record_odds(store: Store, record: BattleRecord) -> Odds | None:
     from the steps before it (an applied battle) or the latest step. None for the priming."""
     if record.kind != BATTLE:
         return None
-    before = [s for s in store.steps(limit=EVERY) if record.step_id is None or s.id < record.step_id]
+    before = [s for s in store.steps(limit=EVERY)
+              if record.step_id is None or s.id < record.step_id]
     inside = (before[-1].ledger or {}).get("tower", {}) if before else {}
     return battle_odds(record.battle({}), inside, estimate(throws(store, record.step_id)),
                        seed=record.id)

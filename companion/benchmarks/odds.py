@@ -33,8 +33,10 @@ BINS = 10
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--tables", type=int, default=20, help="tables, each its own tower (default 20)")
-    parser.add_argument("--games", type=int, default=3, help="self-play games per table (default 3)")
+    parser.add_argument("--tables", type=int, default=20,
+                        help="tables, each its own tower (default 20)")
+    parser.add_argument("--games", type=int, default=3,
+                        help="self-play games per table (default 3)")
     parser.add_argument("--automata", type=int, default=3, help="automatons per game (default 3)")
     parser.add_argument("--rounds", type=int, default=30, help="most rounds per game (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
@@ -80,7 +82,8 @@ def run(args) -> int:
         "keep_error_max": _r(max(e[0] for e in errors)) if errors else None,
         "release_error_mean": _r(statistics.fmean(e[1] for e in errors)) if errors else None,
         "release_error_max": _r(max(e[1] for e in errors)) if errors else None,
-        "share_within_0.05": _r(statistics.fmean(max(e) <= WITHIN for e in errors)) if errors else None,
+        "share_within_0.05":
+            _r(statistics.fmean(max(e) <= WITHIN for e in errors)) if errors else None,
         "battles_forecast": len(forecasts),
         "base_rates": dict(zip(RESULTS, (_r(b) for b in base))),
         "brier": _r(((p - o) ** 2).sum(axis=1).mean()),
@@ -108,11 +111,12 @@ def run(args) -> int:
           f"{f['brier_constant']} for the constant forecast {f['base_rates']}")
     print("  forecast   battles  mean forecast  happened")
     for row in f["reliability"]:
-        print(f"  {row['bin']:>9}  {row['n']:>7}  {row['forecast']:>13.3f}  {row['observed']:>8.3f}")
+        print(f"  {row['bin']:>9}  {row['n']:>7}  {row['forecast']:>13.3f}  "
+              f"{row['observed']:>8.3f}")
     print(f"time per battle: odds median {f['odds_ms_median']} ms, 95th percentile "
           f"{f['odds_ms_p95']} ms, max {f['odds_ms_max']} ms; with the stickiness estimated from "
-          f"the game's throws so far: median {f['estimate_and_odds_ms_median']} ms, 95th percentile "
-          f"{f['estimate_and_odds_ms_p95']} ms (target: under 50 ms)")
+          f"the table's throws so far: median {f['estimate_and_odds_ms_median']} ms, "
+          f"95th percentile {f['estimate_and_odds_ms_p95']} ms (target: under 50 ms)")
     return 0
 
 

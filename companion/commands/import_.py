@@ -29,5 +29,6 @@ def run(args: argparse.Namespace) -> int:
         import_game(store, rows, force=args.force)
     finally:
         store.close()
-    print(f"Imported {len(rows['steps'])} steps and {len(rows['battles'])} battles into {args.data}.")
+    print(f"Imported {len(rows['steps'])} steps and {len(rows['battles'])} battles "
+          f"into {args.data}.")
     return 0

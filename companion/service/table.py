@@ -123,7 +123,7 @@ class TableService:
                 self._queue_drop(self.battle)
 
     def reload(self, text: str) -> None:
-        """Take up the store as it is now (a game imported into it: companion.record), and say so."""
+        """Take up the store as it is now (a game imported: companion.record), and say so."""
         with self._lock:
             self._load()
             self._commit("game", text)

@@ -44,7 +44,8 @@ def export():
 
 @bp.post("/game/import")
 def import_file():
-    """A game file uploaded to continue here (as `companion import`); a wrong file changes nothing."""
+    """A game file uploaded to continue here (as `companion import`); a wrong file changes
+    nothing."""
     upload = request.files.get("file")
     if upload is None or not upload.filename:
         return error_response(400, "choose the exported game file (.json) to import")

@@ -29,7 +29,8 @@ def test_self_play_shows_every_throw_with_what_the_tower_held():
 def test_the_benchmark_prints_every_figure(capsys):
     args = argparse.Namespace(tables=1, games=2, automata=2, rounds=30, seed=5, after=10, json=True)
     assert bench.run(args) == 0
-    figures = {f["figure"]: f["value"] for f in map(json.loads, capsys.readouterr().out.splitlines())}
+    lines = capsys.readouterr().out.splitlines()
+    figures = {f["figure"]: f["value"] for f in map(json.loads, lines)}
     assert figures["tables_short_of_throws"] == 0
     assert 0 <= figures["keep_error_mean"] == figures["keep_error_max"] <= 1
     # Every battle's three chances land in one bin each.

@@ -10,7 +10,8 @@ from companion.service.table import TableService
 from companion.store import Store
 from tests.companion.test_battle_cli import companion
 
-BATTLE = {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3}, "cup": {"yellow": 1}}
+BATTLE = {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3},
+          "cup": {"yellow": 1}}
 
 
 def test_odds_from_the_json_alone(tmp_path):
@@ -53,7 +54,8 @@ def test_odds_from_a_companions_data_dir(tmp_path):
 @pytest.mark.parametrize("battle, message", [
     ({**BATTLE, "keep": 1.5}, "keep: expected a share from 0 to 1, got 1.5"),
     ({**BATTLE, "tower": {"red": -1}}, "tower.red: -1 is negative"),
-    ({**BATTLE, "emerged": {"blue": 1}}, "emerged: the odds are asked before the throw; leave it out"),
+    ({**BATTLE, "emerged": {"blue": 1}},
+     "emerged: the odds are asked before the throw; leave it out"),
     ({**BATTLE, "attacker": "red"}, "defender: 'red' is also the attacker"),
     ([1], "expected a JSON object describing one battle, got list"),
 ])

@@ -325,8 +325,8 @@ def test_a_declared_battle_shows_its_odds(phone, server):
     assert f"{odds['expected']['blue']:.1f} blue" in page.inner_text("#odds-expected")
     # The priming before was the tower's first throw the companion saw.
     assert page.inner_text("#odds-tower").startswith("This tower keeps about ")
-    assert page.inner_text("#odds-tower").endswith(f"from {odds['stickiness']['throws']} throw"
-                                                   + "s" * (odds["stickiness"]["throws"] != 1) + ".")
+    throws = odds["stickiness"]["throws"]
+    assert page.inner_text("#odds-tower").endswith(f"from {throws} throw{'s' * (throws != 1)}.")
     phone.shot("table-odds")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#cancel")
@@ -427,13 +427,15 @@ def test_the_game_is_downloaded_summed_up_and_imported_back(laptop, server, tmp_
     page.click("#summary-link")
     page.wait_for_selector("#summary-title:text-is('The game so far')")
     assert page.locator("nav").count() == 0
-    assert page.inner_text("#summary-result").startswith(f"Round {state['game']['round']}, no winner yet")
-    assert {r.get_attribute("data-colour") for r in page.query_selector_all("#summary-players tbody tr")} \
-        == set(state["game"]["players"])
+    assert page.inner_text("#summary-result").startswith(
+        f"Round {state['game']['round']}, no winner yet")
+    rows = page.query_selector_all("#summary-players tbody tr")
+    assert {r.get_attribute("data-colour") for r in rows} == set(state["game"]["players"])
     laptop.shot("game-summary")
     # A battle declared and cancelled since, then the downloaded game imported over it: the
     # game is as it was, and that battle never was.
-    status, battle = server.post("/api/battles", {"attacker": "red", "defender": None, "thrown": {"red": 1}})
+    status, battle = server.post("/api/battles",
+                                 {"attacker": "red", "defender": None, "thrown": {"red": 1}})
     assert status == 201
     server.post(f"/api/battles/{battle['id']}/cancel", {})
     page = laptop.goto("/game")

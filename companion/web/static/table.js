@@ -168,7 +168,8 @@
     const c = odds.chances;
     $("odds-chances").replaceChildren("Odds before the throw: ", chip(battle.attacker),
       ` conquers ${pct(c.conquered)}, held ${pct(c.held)}, devastated ${pct(c.devastated)}.`);
-    const expected = Object.entries(odds.expected).map(([colour, n]) => `${n.toFixed(1)} ${colour}`);
+    const expected = Object.entries(odds.expected)
+      .map(([colour, n]) => `${n.toFixed(1)} ${colour}`);
     $("odds-expected").textContent = `Expected out of the tower: ${expected.join(", ")}.`;
     const s = odds.stickiness.text;
     $("odds-tower").textContent = s.charAt(0).toUpperCase() + s.slice(1) + ".";

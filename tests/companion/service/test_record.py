@@ -26,7 +26,8 @@ def play(client):
     client.post("/api/automaton/roll", json={"value": 2})
     client.post("/api/automaton/confirm", json={})
     prime = client.post("/api/prime", json={}).get_json()
-    client.post(f"/api/battles/{prime['id']}/confirm", json={"emerged": {"blue": 5, "red": 6, "green": 8}})
+    client.post(f"/api/battles/{prime['id']}/confirm",
+                json={"emerged": {"blue": 5, "red": 6, "green": 8}})
     battle = client.post("/api/battles", json={"attacker": "blue", "defender": "red",
                                                "thrown": {"blue": 2, "red": 1}}).get_json()
     client.post(f"/api/battles/{battle['id']}/confirm", json={"emerged": {"blue": 2, "red": 1}})
@@ -38,7 +39,8 @@ def state(service):
     return {k: v for k, v in service.state().items() if k not in LIVE}
 
 
-def test_export_import_gives_the_same_rows_state_and_history(client, service, store, config, tmp_path):
+def test_export_import_gives_the_same_rows_state_and_history(client, service, store, config,
+                                                            tmp_path):
     play(client)
     # The counted picture of the last battle (this service has no camera: one is stored here).
     picture = cv2.imencode(".jpg", np.full((48, 64, 3), 90, np.uint8))[1].tobytes()
@@ -102,7 +104,8 @@ def test_a_game_in_progress_is_not_overwritten_without_force(client, service, st
     (lambda r: r["steps"][0].update(colour=1), "steps[0]: unknown key 'colour'"),
     (lambda r: r["steps"][-1].update(id=r["steps"][0]["id"]), "steps: a row's id is given twice"),
     (lambda r: r["steps"][-1]["game"].update(players=3), "does not load"),
-    (lambda r: r["battles"][0]["data"].pop("attacker"), "battles[0] (battle 1): not a battle record"),
+    (lambda r: r["battles"][0]["data"].pop("attacker"),
+     "battles[0] (battle 1): not a battle record"),
     (lambda r: r["battles"][0].update(image="###"), "battles[0].image: not base64"),
 ])
 def test_a_wrong_file_is_named_and_changes_nothing(client, store, tmp_path, change, message):

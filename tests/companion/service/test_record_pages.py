@@ -34,14 +34,18 @@ def test_download_and_import_on_the_game_page(client, service, store, tmp_path):
     assert store.rows() == rows
     # A wrong file: named, nothing changes.
     r = upload(client, b"{not json", name="broken.json")
-    assert r.status_code == 400 and "broken.json: not a JSON file; nothing was changed" in r.data.decode()
-    r = upload(client, json.dumps({"format": "tower-companion-game", "version": 9}).encode(), force=True)
+    assert r.status_code == 400
+    assert "broken.json: not a JSON file; nothing was changed" in r.data.decode()
+    newer = {"format": "tower-companion-game", "version": 9}
+    r = upload(client, json.dumps(newer).encode(), force=True)
     assert r.status_code == 400 and "newer Tower Companion" in r.data.decode()
     assert store.rows() == rows
     # A battle declared since, then the file imported back over it: the service takes the
     # file's game up at once.
-    assert client.post("/api/battles", json={"attacker": "red", "defender": None, "thrown": {"red": 1}},
-                       headers={"X-CSRF-Token": csrf(client)}).status_code == 201
+    declared = client.post("/api/battles", json={"attacker": "red", "defender": None,
+                                                 "thrown": {"red": 1}},
+                           headers={"X-CSRF-Token": csrf(client)})
+    assert declared.status_code == 201
     assert store.rows() != rows
     r = upload(client, exported, force=True)
     assert r.status_code == 303 and r.headers["Location"].endswith("/game?imported=game.json")
