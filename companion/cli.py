@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import keyword
 import sys
 
 from calibration.errors import CalibrationError
@@ -10,9 +11,10 @@ from companion.errors import CompanionError
 from firmware.errors import FirmwareError
 from vision.errors import VisionError
 
-# Subcommand name -> module in companion.commands (dashes become underscores).
+# Subcommand name -> module in companion.commands (dashes become underscores; a Python keyword
+# gets a trailing underscore: `import` is import_.py).
 COMMANDS = (
-    "serve", "config", "battle", "automaton", "simulate",
+    "serve", "config", "battle", "odds", "automaton", "simulate", "export", "import",
     "calibrate", "count", "watch", "bench", "train", "doctor", "panel-test",
 )
 
@@ -27,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "runs the solo automaton.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        module = importlib.import_module(f"companion.commands.{name.replace('-', '_')}")
+        module = name.replace("-", "_") + "_" * keyword.iskeyword(name)
+        module = importlib.import_module(f"companion.commands.{module}")
         module.register(sub)
     return parser
 

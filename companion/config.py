@@ -89,6 +89,9 @@ class GameConfig:
     auto_confirm: bool = False
     # Ask the table for die rolls instead of drawing them.
     physical_dice: bool = False
+    # Show a declared battle's odds (page and API); some tables play without. The automaton
+    # never uses them: its card decides.
+    show_odds: bool = True
 
 
 @dataclass(frozen=True)

@@ -211,6 +211,26 @@ class Store:
         row = self._one("SELECT data FROM open WHERE name = ?", (name,))
         return json.loads(row[0]) if row else None
 
+    def rows(self) -> dict[str, list[dict]]:
+        """Every row of every table, as stored (JSON columns decoded, images as bytes): the
+        whole record of the table, for export."""
+        return {
+            "steps": [{"id": r[0], "time": r[1], "kind": r[2], "text": r[3],
+                       "game": json.loads(r[4]) if r[4] is not None else None,
+                       "ledger": json.loads(r[5]) if r[5] is not None else None,
+                       "data": json.loads(r[6])}
+                      for r in self._all("SELECT id, time, kind, text, game, ledger, data "
+                                         "FROM steps ORDER BY id")],
+            "battles": [{"id": r[0], "data": json.loads(r[1]), "image": r[2]}
+                        for r in self._all("SELECT id, data, image FROM battles ORDER BY id")],
+            "events": [{"id": r[0], "time": r[1], "kind": r[2], "text": r[3],
+                        "data": json.loads(r[4])}
+                       for r in self._all("SELECT id, time, kind, text, data FROM events "
+                                          "ORDER BY id")],
+            "open": [{"name": r[0], "data": json.loads(r[1])}
+                     for r in self._all("SELECT name, data FROM open ORDER BY name")],
+        }
+
     def _one(self, sql: str, args: tuple = ()) -> tuple | None:
         with self._lock:
             return self._db.execute(sql, args).fetchone()
@@ -253,6 +273,26 @@ class Transaction:
         cursor = self._db.execute("INSERT INTO events (time, kind, text, data) VALUES (?, ?, ?, ?)",
                                   (now, kind, text, json.dumps(data or {})))
         return {"id": cursor.lastrowid, "time": now, "kind": kind, "text": text, "data": data or {}}
+
+    def replace_rows(self, rows: dict[str, list[dict]]) -> None:
+        """Every table emptied and filled with `rows` (as `Store.rows` gives them): an
+        imported game, ids and times as they were."""
+        for table in ("steps", "battles", "events", "open"):
+            self._db.execute(f"DELETE FROM {table}")
+        self._db.executemany(
+            "INSERT INTO steps (id, time, kind, text, game, ledger, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(r["id"], r["time"], r["kind"], r["text"], _dump(r["game"]), _dump(r["ledger"]),
+              json.dumps(r["data"])) for r in rows["steps"]])
+        self._db.executemany("INSERT INTO battles (id, data, image) VALUES (?, ?, ?)",
+                             [(r["id"], json.dumps(r["data"]), r["image"])
+                              for r in rows["battles"]])
+        self._db.executemany(
+            "INSERT INTO events (id, time, kind, text, data) VALUES (?, ?, ?, ?, ?)",
+            [(r["id"], r["time"], r["kind"], r["text"], json.dumps(r["data"]))
+             for r in rows["events"]])
+        self._db.executemany("INSERT INTO open (name, data) VALUES (?, ?)",
+                             [(r["name"], json.dumps(r["data"])) for r in rows["open"]])
 
     def set_open(self, name: str, data: dict | None) -> None:
         if data is None:

@@ -1,7 +1,7 @@
 """The simulated tray: a pretend camera over a rendered tray, for the demo and the tests.
 
 It shows a tray with a few leftover cubes. `throw(counts)` puts cubes into a modelled tower
-(`firmware.tower.TowerModel`), which keeps some and knocks earlier ones loose; what comes out
+(`companion.rules.tower.TowerModel`), which keeps some and knocks earlier ones loose; what comes out
 falls into the tray over a second or two, every frame rendered by the scene generator as it
 is read, so the demo runs the real settle detection and counting on real images.
 
@@ -23,7 +23,8 @@ from firmware.camera import CameraLost, Frame, SourceBase
 from firmware.errors import FirmwareError
 from firmware.scene import DEFAULT_COLOURS, CubePose, DropPlan, counts_of, draw, layout, plan_drop, \
     random_setup, render
-from firmware.tower import TowerModel
+# Temporary: the tower model moved to companion.rules; the move's own branch fixes this arrow.
+from companion.rules.tower import TowerModel
 
 log = logging.getLogger(__name__)
 

@@ -2,11 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from companion.commands.common import add_config_option, load, print_json
-from companion.errors import CompanionError
+from companion.commands.common import add_config_option, load, print_json, read_json
 from companion.rules.battle import battle_from_dict, resolve
 
 
@@ -24,24 +21,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config, _ = load(args)
-    obj = _read_json(args.source)
+    obj = read_json(args.source)
     print_json(resolve(battle_from_dict(obj, config.colours.farmer)).to_dict())
     return 0
-
-
-def _read_json(source: str):
-    name = "standard input" if source == "-" else source
-    try:
-        if source == "-":
-            text = sys.stdin.read()
-        else:
-            with open(source, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        raise CompanionError(f"{name}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise CompanionError(f"{name}: not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CompanionError(f"{name}: not valid JSON: {e}") from None

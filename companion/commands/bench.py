@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-AREAS = ("vision", "automaton", "service")
+AREAS = ("vision", "automaton", "odds", "service")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

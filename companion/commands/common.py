@@ -27,6 +27,25 @@ def print_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def read_json(source: str) -> Any:
+    """The JSON in a file, or standard input for -; a CompanionError names what is wrong."""
+    name = "standard input" if source == "-" else source
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        raise CompanionError(f"{name}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise CompanionError(f"{name}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CompanionError(f"{name}: not valid JSON: {e}") from None
+
+
 def read_image(path: str):
     """A BGR image from a PNG/JPEG file, or a CompanionError saying why not (named file)."""
     import cv2

@@ -1,8 +1,8 @@
 """Self-play: automatons against each other, battles in a simulated tower, invariants checked.
 
-Battles are resolved by the battle engine (`battle.resolve`) on what a `firmware.tower.TowerModel`
-lets out (it keeps some thrown cubes and releases earlier ones); the `Ledger` accounts every
-cube. Each figure on the board is one cube; the tower and the tray (cup) hold cubes only.
+Battles are resolved by the battle engine (`battle.resolve`) on what a
+`companion.rules.tower.TowerModel` lets out (it keeps some thrown cubes and releases earlier
+ones); the `Ledger` accounts every cube. Each figure on the board is one cube; the tower and the tray (cup) hold cubes only.
 After every turn the invariants are checked and a broken one raises InvariantError:
 - cube totals per colour never change, no stock is negative, the ledger's tower is the model's;
 - the ledger's board cubes per colour are the figures on the board;
@@ -24,8 +24,9 @@ from companion.rules.game import (apply_battle, battle_sides, end_round, new_gam
                                   start_round, take_turn)
 from companion.rules.ledger import PRIME_FARMER_CUBES, PRIME_PLAYER_CUBES, Ledger
 from companion.rules.state import GameState
+from companion.rules.stickiness import Throw
+from companion.rules.tower import TowerModel
 from companion.rules.units import total
-from firmware.tower import TowerModel
 
 # Cubes of each colour in the simulated game (figures on the board plus those in tower and cup
 # never exceed this), and farmer cubes.
@@ -55,18 +56,25 @@ class GameResult:
 
 
 def play_game(board: Board, automata: int, rounds: int, seed: int, farmer: str = FARMER,
-              observe: Callable[[GameState, str], None] | None = None) -> GameResult:
+              observe: Callable[[GameState, str], None] | None = None,
+              tower: TowerModel | None = None,
+              on_throw: Callable[[Throw, Battle | None], None] | None = None) -> GameResult:
     """One game of `automata` automatons, seeded; `observe(state, colour)` sees every turn's
-    state before the turn (the benchmark times decisions on them)."""
+    state before the turn (the benchmark times decisions on them). `tower`: the tower model
+    (default: the usual one, seeded from `seed`); `on_throw(throw, battle)` sees every throw,
+    with its battle (None for the priming; the odds benchmark learns from them)."""
     colours = list(COLOURS[:automata])
     dice = Dice(seed)
-    tower = TowerModel(random.Random(seed))
+    tower = tower if tower is not None else TowerModel(random.Random(seed))
+    on_throw = on_throw or (lambda throw, battle: None)
     state = new_game(board, colours, dice)
     ledger = Ledger.start({**{c: CUBES_PER_COLOUR for c in colours}, farmer: FARMER_CUBES})
     ledger = ledger.move("supply", "board", _board_cubes(state))
     # Ledger.prime moves these counts; the model is thrown the same.
     primed = {**{c: PRIME_PLAYER_CUBES for c in colours}, farmer: PRIME_FARMER_CUBES}
-    ledger, warnings = ledger.prime(colours, farmer, tower.throw(primed))
+    emerged = tower.throw(primed)
+    on_throw(Throw(primed, {}, emerged), None)
+    ledger, warnings = ledger.prime(colours, farmer, emerged)
     totals = ledger.totals()
     _check(state, ledger, tower, totals, warnings)
     battles = actions = 0
@@ -80,7 +88,7 @@ def play_game(board: Board, automata: int, rounds: int, seed: int, farmer: str =
                 actions += len(done)
                 ledger = _account(ledger, done)
                 for territory in pending_battles(state, colour):
-                    state, ledger = _fight(state, ledger, tower, territory, farmer)
+                    state, ledger = _fight(state, ledger, tower, territory, farmer, on_throw)
                     battles += 1
                 _check(state, ledger, tower, totals, ())
                 if state.winner:
@@ -89,12 +97,14 @@ def play_game(board: Board, automata: int, rounds: int, seed: int, farmer: str =
     return _result(seed, replace(state, round=state.round - 1), battles, actions)
 
 
-def _fight(state: GameState, ledger: Ledger, tower: TowerModel, territory: str,
-           farmer: str) -> tuple[GameState, Ledger]:
+def _fight(state: GameState, ledger: Ledger, tower: TowerModel, territory: str, farmer: str,
+           on_throw: Callable[[Throw, Battle | None], None]) -> tuple[GameState, Ledger]:
     attacker, defender, thrown = battle_sides(state, territory)
     planned = Battle(attacker, defender, thrown, cup=ledger.cup,
                      revolt_markers=state.territory(territory).revolt_markers, farmer=farmer)
-    battle = replace(planned, emerged=tower.throw(into_tower(planned)))
+    into, inside = into_tower(planned), tower.inside()
+    battle = replace(planned, emerged=tower.throw(into))
+    on_throw(Throw(into, inside, dict(battle.emerged)), battle)
     outcome = resolve(battle)
     ledger, warnings = ledger.apply(battle, outcome)
     if warnings:

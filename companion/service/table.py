@@ -122,6 +122,12 @@ class TableService:
                 # The simulated tray forgot the throw when the service stopped: drop it again.
                 self._queue_drop(self.battle)
 
+    def reload(self, text: str) -> None:
+        """Take up the store as it is now (a game imported: companion.record), and say so."""
+        with self._lock:
+            self._load()
+            self._commit("game", text)
+
     def _restore(self, data: dict) -> None:
         """What each step carries besides the game and the ledger."""
         self.seed = data.get("seed", 0)

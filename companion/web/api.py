@@ -12,7 +12,9 @@ from flask import Blueprint, Response, jsonify, request
 from companion.errors import CompanionError
 from companion.rules.state import StateError
 from companion.service.phases import PhaseError
+from companion.throws import record_odds
 from companion.web import service
+from companion.web.pages_api import app_config
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -80,7 +82,12 @@ def prime():
 
 @bp.get("/battles/<int:battle_id>")
 def battle(battle_id: int):
-    return jsonify(service().get_battle(battle_id).to_dict())
+    """The battle's record, with its odds before the throw (null for the priming, or when the
+    table plays without odds: `game.show_odds`)."""
+    svc = service()
+    record = svc.get_battle(battle_id)
+    odds = record_odds(svc.store, record) if app_config().game.show_odds else None
+    return jsonify({**record.to_dict(), "odds": odds.to_dict() if odds else None})
 
 
 @bp.get("/battles/<int:battle_id>/image.jpg")

@@ -1,4 +1,4 @@
-"""The Settings page (`/settings`): camera, colours and roles, panel pins, speech, the PIN,
+"""The Settings page (`/settings`): camera, colours and roles, panel pins, speech, odds, the PIN,
 and a virtual panel (the LEDs mirrored, the buttons pressable) when there is no hardware.
 
 Settings are written to the configuration file the service reads (its `--config` file, else
@@ -46,6 +46,7 @@ def _values(config: Config) -> dict[str, Any]:
         **{f"panel.pins.{role}": pin for role, pin in config.panel.pins.items()},
         "speech.enabled": config.speech.enabled, "speech.voice": config.speech.voice,
         "speech.words_per_minute": config.speech.words_per_minute,
+        "game.show_odds": config.game.show_odds,
     }
 
 
@@ -100,6 +101,7 @@ def _sections(form, config: Config) -> dict[str, dict[str, Any]]:
         "speech": {"enabled": form.get("speech.enabled") == "on",
                    "voice": form.get("speech.voice", "").strip(),
                    "words_per_minute": _whole(form, "speech.words_per_minute", "words per minute")},
+        "game": {"show_odds": form.get("game.show_odds") == "on"},
     }
 
 
@@ -118,7 +120,8 @@ def save():
     except (SettingsError, ConfigError, FirmwareError) as e:
         # Keep what was typed: nothing the table entered is lost on an error.
         typed = {**_values(config), **{k: form.get(k, "") for k in form if k != "csrf_token"},
-                 "speech.enabled": form.get("speech.enabled") == "on"}
+                 "speech.enabled": form.get("speech.enabled") == "on",
+                 "game.show_odds": form.get("game.show_odds") == "on"}
         return _render(typed, error=str(e).replace(str(config_path()) + ": ", ""), status=400)
     return _render(_values(load_config(path)[0]),
                    message=f"Saved to {path}. Restart the companion to use the new settings.")

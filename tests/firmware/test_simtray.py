@@ -10,7 +10,7 @@ import pytest
 from firmware.camera import FrameSource, open_source
 from firmware.errors import FirmwareError
 from firmware.simtray import SimulatedTray
-from firmware.tower import TowerModel
+from companion.rules.tower import TowerModel
 
 
 def settle_and_count(tray, counter, detector, max_frames=200):

@@ -307,6 +307,33 @@ def test_the_table_page_primes_the_tower(phone, server):
     phone.check()
 
 
+def test_a_declared_battle_shows_its_odds(phone, server):
+    page = phone.goto("/")
+    page.select_option("#attacker", "blue")
+    page.fill("#attacker-armies", "5")
+    page.select_option("#defender", "red")
+    page.fill("#defender-armies", "2")
+    page.click("#declare-submit")
+    page.wait_for_selector("#battle-odds:visible")
+    battle_id = server.get("/api/state")[1]["battle"]["id"]
+    odds = server.get(f"/api/battles/{battle_id}")[1]["odds"]
+    c = {r: round(p * 100) for r, p in odds["chances"].items()}
+    assert " ".join(page.inner_text("#odds-chances").split()) == (
+        f"Odds before the throw: blue conquers {c['conquered']} %, held {c['held']} %, "
+        f"devastated {c['devastated']} %.")
+    assert page.inner_text("#odds-expected").startswith("Expected out of the tower: ")
+    assert f"{odds['expected']['blue']:.1f} blue" in page.inner_text("#odds-expected")
+    # The priming before was the tower's first throw the companion saw.
+    assert page.inner_text("#odds-tower").startswith("This tower keeps about ")
+    throws = odds["stickiness"]["throws"]
+    assert page.inner_text("#odds-tower").endswith(f"from {throws} throw{'s' * (throws != 1)}.")
+    phone.shot("table-odds")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cancel")
+    page.wait_for_selector("#declare:visible")
+    phone.check()
+
+
 def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page = laptop.goto("/game")
     page.wait_for_selector("#new-details[open]")
@@ -384,6 +411,46 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page.wait_for_selector(f"#history li:has-text('Confirmed: {turn['text'][:30]}')")
     laptop.check()
     phone.check()
+
+
+def test_the_game_is_downloaded_summed_up_and_imported_back(laptop, server, tmp_path):
+    page = laptop.goto("/game")
+    with page.expect_download() as download:
+        page.click("#export-link")
+    path = tmp_path / "game.json"
+    download.value.save_as(path)
+    exported = json.loads(path.read_text())
+    state = server.get("/api/state")[1]
+    assert exported["format"] == "tower-companion-game"
+    assert exported["steps"][-1]["id"] == state["history"][-1]["id"]
+    # The summary so far: its own page to print, without the navigation.
+    page.click("#summary-link")
+    page.wait_for_selector("#summary-title:text-is('The game so far')")
+    assert page.locator("nav").count() == 0
+    assert page.inner_text("#summary-result").startswith(
+        f"Round {state['game']['round']}, no winner yet")
+    rows = page.query_selector_all("#summary-players tbody tr")
+    assert {r.get_attribute("data-colour") for r in rows} == set(state["game"]["players"])
+    laptop.shot("game-summary")
+    # A battle declared and cancelled since, then the downloaded game imported over it: the
+    # game is as it was, and that battle never was.
+    status, battle = server.post("/api/battles",
+                                 {"attacker": "red", "defender": None, "thrown": {"red": 1}})
+    assert status == 201
+    server.post(f"/api/battles/{battle['id']}/cancel", {})
+    page = laptop.goto("/game")
+    page.set_input_files("#import-file", str(path))
+    page.click("#import-submit")
+    page.wait_for_selector("#error-message:has-text('a game is in progress here')")
+    page = laptop.goto("/game")
+    page.set_input_files("#import-file", str(path))
+    page.check("#import-force")
+    page.click("#import-submit")
+    page.wait_for_selector("#imported:has-text('Imported game.json')")
+    after = server.get("/api/state")[1]
+    assert after["game"] == state["game"] and after["history"] == state["history"]
+    assert server.get(f"/api/battles/{battle['id']}")[0] == 404
+    laptop.check()
 
 
 def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, server):

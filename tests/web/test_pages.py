@@ -163,6 +163,16 @@ def test_settings_save_writes_a_config_the_service_accepts(make_app, tmp_path):
     assert tomllib.loads(path.read_text())["web"]["port"] == 9000
 
 
+def test_settings_switch_the_odds_off_and_on(make_app, tmp_path):
+    path = tmp_path / "config.toml"
+    client = make_app(COMPANION_CONFIG_PATH=str(path)).test_client()
+    assert 'name="game.show_odds" checked' in client.get("/settings").data.decode()  # default on
+    client.post("/settings", data=_settings_form(client))  # the box left unticked
+    assert load_config(path)[0].game.show_odds is False
+    client.post("/settings", data=_settings_form(client, **{"game.show_odds": "on"}))
+    assert load_config(path)[0].game.show_odds is True
+
+
 @pytest.mark.parametrize("changes,message", [
     ({"camera.fps": "fast"}, "frames per second: expected a whole number, got 'fast'"),
     ({"camera.fps": "500"}, "[camera] fps: expected 1 to 120, got 500"),

@@ -11,6 +11,7 @@
   let battleId = null;         // the battle shown
   let corrected = null;        // emerged counts as the table corrected them (null = as counted)
   let previewSeq = 0;
+  let oddsId = null;           // the battle whose odds are shown (they never change)
 
   // ---- what goes into the tower, in words ----
   function intoText(battle) {
@@ -155,6 +156,26 @@
     }
   }
 
+  // ---- the odds before the throw (null when the table plays without them) ----
+  const pct = (p) => `${Math.round(p * 100)} %`;
+  async function showOdds(battle) {
+    if (battle.id === oddsId) return;
+    oddsId = battle.id;
+    $("battle-odds").hidden = true;
+    if (battle.kind === "prime") return;
+    const odds = (await api("GET", `/api/battles/${battle.id}`)).odds;
+    if (!odds || battle.id !== battleId) return;
+    const c = odds.chances;
+    $("odds-chances").replaceChildren("Odds before the throw: ", chip(battle.attacker),
+      ` conquers ${pct(c.conquered)}, held ${pct(c.held)}, devastated ${pct(c.devastated)}.`);
+    const expected = Object.entries(odds.expected)
+      .map(([colour, n]) => `${n.toFixed(1)} ${colour}`);
+    $("odds-expected").textContent = `Expected out of the tower: ${expected.join(", ")}.`;
+    const s = odds.stickiness.text;
+    $("odds-tower").textContent = s.charAt(0).toUpperCase() + s.slice(1) + ".";
+    $("battle-odds").hidden = false;
+  }
+
   // ---- rendering the whole state ----
   function renderBattle(s) {
     const battle = s.battle;
@@ -173,6 +194,7 @@
       counted: "counted", declared: "declared" })[battle.status] || battle.status;
     $("battle-into").textContent = priming ? primeText(battle)
       : `Into the tower: ${countsText(battle.into_tower || {}, [battle.attacker, battle.defender, colours.farmer])}.`;
+    showOdds(battle).catch(() => { oddsId = null; });
     const conf = battle.confidence;
     const counted = battle.status === "counted";
     $("battle-confidence").textContent = counted && conf !== undefined && conf !== null
