@@ -117,7 +117,9 @@
   canvas.addEventListener("pointermove", (event) => {
     if (w.dragging < 0) return;
     const [x, y] = toImage(event);
-    w.corners[w.dragging] = [Math.min(Math.max(x, 0), canvas.width - 1), Math.min(Math.max(y, 0), canvas.height - 1)];
+    // (a corner may lie on the picture's outer edge: a tray that fills the frame)
+    w.corners[w.dragging] = [Math.min(Math.max(x, 0), canvas.width),
+                             Math.min(Math.max(y, 0), canvas.height)];
     draw();
   });
   const endDrag = () => { if (w.dragging >= 0) { w.dragging = -1; cornersChanged(); } };
