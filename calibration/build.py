@@ -9,7 +9,7 @@ from calibration.lightness import FloorLightness, lightness
 from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
 from vision.colour import ColourModel, FloorField, floor_labels
-from vision.counter import Counter
+from vision.counter import DEFAULT_SHADOW, Counter
 from vision.dark import dark_forest, dark_net
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
@@ -228,13 +228,16 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
 
     # Colour cannot tell a click on the floor from one on a floor-coloured top (black on a
     # grey tray: the floor in shadow has its colour); lightness can, when the top is darker
-    # than the floor's shadows (measured by labelling the frame) or lighter than the lit
-    # floor; and so can the top's outline: a cube's sharp edges stand out from the floor's
-    # texture. (Not where the square round the click runs off the floor: the top of a cube
-    # against the far wall shows over the wall.)
+    # than the floor's deepest shadow or lighter than the lit floor; and so can the top's
+    # outline: a cube's sharp edges stand out from the floor's texture. (Not where the
+    # square round the click runs off the floor: the top of a cube against the far wall
+    # shows over the wall.)
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
     labels = counter.labels(rect)
-    floor_light = FloorLightness.measure(norm[floor], model.floor_reference, counter.shadow_level)
+    # (the walls' shadows as measured, when deeper than the default: a coarse felt's grain
+    # passes for a faint shadow along the walls)
+    floor_light = FloorLightness.measure(norm[floor], model.floor_reference,
+                                         min(counter.shadow_level, DEFAULT_SHADOW))
     score = _outline_scores(counter, frame)
     floor_outline = _floor_outline(score, floor, [p for ps in clicks.values() for p in ps], side)
     for name, pts in points.items():

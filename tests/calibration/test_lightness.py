@@ -65,21 +65,21 @@ def test_a_black_cube_on_a_light_grey_felt_is_accepted_and_the_floor_and_its_sha
         assert "the floor's colour and lightness" in message
 
 
-@pytest.mark.parametrize("floor, first, paint", [
-    (MID_GREY, "black", BLACK), (DARK_GREY, "white", WHITE), (BLACK_FLOOR, "white", WHITE)])
-def test_black_on_mid_grey_and_white_on_dark_floors_accepted_the_floor_refused(floor, first, paint):
-    shot = _photo(floor, first, paint)
+@pytest.mark.parametrize("floor, first, paint, grain", [
+    (MID_GREY, "black", BLACK, 4.0), (DARK_GREY, "white", WHITE, COARSE),
+    (BLACK_FLOOR, "white", WHITE, 4.0), (BLACK_FLOOR, "white", WHITE, COARSE)])
+def test_black_on_mid_grey_and_white_on_dark_floors_accepted_the_floor_refused(floor, first, paint,
+                                                                               grain):
+    shot = _photo(floor, first, paint, grain)
     profile, report = build_profile(shot.image, shot.corners, shot.clicks)
     assert profile.colours[0] == first
+    # Black on a mid grey felt is no darker than the floor's deepest expected shadow (the
+    # report says so): its outline tells it from the floor (on a coarse felt not always).
+    # White is far lighter than these floors.
+    [pair] = [p for p in report.lightness if p.first == first and p.second is None]
+    assert pair.enough == (first == "white")
     for spot in (shot.floor, shot.shadow):
         _refused_on_the_floor(shot.image, shot.corners, {**shot.clicks, first: [spot]})
-
-
-def test_white_on_a_coarse_dark_grey_felt_is_told_from_the_floor_by_lightness():
-    shot = _photo(DARK_GREY, "white", WHITE, COARSE)
-    _, report = build_profile(shot.image, shot.corners, shot.clicks)
-    [pair] = [p for p in report.lightness if p.first == "white" and p.second is None]
-    assert pair.enough and pair.apart > 40
 
 
 def test_colours_that_differ_only_in_lightness_get_their_lightness_difference():
