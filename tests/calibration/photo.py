@@ -15,7 +15,8 @@ CUBE = 24                       # a cube's edge on the floor, px
 # middle, so a cube shows the sides that face it.
 LEAN = 0.045
 SIDE_SHADES = (0.62, 0.45)      # light the side faces get, relative to the top
-SHADOW_SHIFT = np.float32([9, 6])   # the lamp is up and to the left
+# A cube's shadow on the floor: its foot moved by this (the lamp is up and to the left).
+SHADOW_SHIFT = np.float32([12, 8])
 SHADOW_LIGHT = 0.55             # light a floor in a cast shadow keeps
 
 
@@ -60,7 +61,7 @@ def photo(floor_bgr, cubes: list[tuple[str, tuple, tuple]], seed: int = 0, noise
         top = foot + (np.float32(centre) - middle) * LEAN
         feet.append(foot)
         tops.append(top)
-        hull = cv2.convexHull(np.vstack([foot, top + SHADOW_SHIFT]))
+        hull = cv2.convexHull(np.vstack([foot, foot + SHADOW_SHIFT]))
         cv2.fillConvexPoly(shadow, np.int32(np.round(hull)), 1.0)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 3.0)
     image *= (1 - (1 - SHADOW_LIGHT) * shadow * (floor > 0))[..., None]
@@ -87,7 +88,8 @@ def photo(floor_bgr, cubes: list[tuple[str, tuple, tuple]], seed: int = 0, noise
     grid = np.stack(np.meshgrid(np.arange(120, 540, 8), np.arange(100, 400, 8)), -1).reshape(-1, 2)
     far = np.linalg.norm(grid[:, None] - centres[None], axis=2).min(axis=1)
     bare = tuple(float(v) for v in grid[np.argmax(far)])
-    # the deepest shadow: beside the first cube, away from the lamp, clear of its silhouette
-    deep = np.float32(cubes[0][2]) + np.float32([0.5 * CUBE + 1.3 * SHADOW_SHIFT[0], 0])
+    # the deepest shadow: beside the first cube's foot, away from the lamp (the first cube
+    # must lean away from it: up and to the left of the frame's middle)
+    deep = np.float32(cubes[0][2]) + [0.5 * CUBE + 0.5 * SHADOW_SHIFT[0], SHADOW_SHIFT[1]]
     return Photo(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), CORNERS.copy(), clicks, bare,
                  tuple(float(v) for v in deep))
