@@ -5,10 +5,11 @@ import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
+from calibration.lightness import FloorLightness, lightness
 from calibration.profile import Profile
 from calibration.quality import QualityReport, quality_report
 from vision.colour import ColourModel, FloorField, floor_labels
-from vision.counter import Counter
+from vision.counter import DEFAULT_SHADOW, Counter
 from vision.dark import dark_forest, dark_net
 from vision.errors import VisionError
 from vision.geometry import TrayGeometry, check_corners, floor_insets, natural_size
@@ -33,7 +34,8 @@ LEAKED_FACES = 10
 # Fine pixels (vision.tops) searched round a click for its top's outline.
 OUTLINE_SEARCH = 3
 # A click hit the floor when its face is this close to the floor's colour (tolerance units,
-# ColourModel.class_distances) and no outline stands out round it: wood grain and felt draw
+# ColourModel.class_distances), within the floor's lightness (lit or in shadow: see
+# calibration.lightness) and no outline stands out round it: wood grain and felt draw
 # faint squares too, so the outline must beat this quantile of the bare floor's (measured
 # at points two cubes or more from every click) by FLOOR_OUTLINE_MARGIN. On generated
 # set-ups this refused 348 of 349 clicks on bare floor and none of the clicks on cubes of
@@ -224,26 +226,37 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
     model = ColourModel(floor_px, colour_px)
 
-    # Colour alone cannot tell a click on the floor from one on a floor-coloured top; the
-    # top's outline can: a cube's sharp edges stand out from the floor's texture. (Not
-    # where the square round the click runs off the floor: the top of a cube against the
-    # far wall shows over the wall.)
+    # Colour cannot tell a click on the floor from one on a floor-coloured top (black on a
+    # grey tray: the floor in shadow has its colour); lightness can, when the top is darker
+    # than the floor's deepest shadow or lighter than the lit floor; and so can the top's
+    # outline: a cube's sharp edges stand out from the floor's texture. (Not where the
+    # square round the click runs off the floor: the top of a cube against the far wall
+    # shows over the wall.)
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef)
+    labels = counter.labels(rect)
+    # (the walls' shadows as measured, when deeper than the default: a coarse felt's grain
+    # passes for a faint shadow along the walls)
+    floor_light = FloorLightness.measure(norm[floor], model.floor_reference,
+                                         min(counter.shadow_level, DEFAULT_SHADOW))
     score = _outline_scores(counter, frame)
     floor_outline = _floor_outline(score, floor, [p for ps in clicks.values() for p in ps], side)
     for name, pts in points.items():
         outlines = _click_outlines(counter, score, pts)
-        to_floor = model.class_distances(np.array([np.median(norm[m], axis=0) for m in faces[name]]))[:, 0]
-        inside = [min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1 for rx, ry in clicks[name]]
-        for (x, y), outline, d, checked in zip(pts, outlines, to_floor, inside):
-            if checked and d < FLOOR_LIKE and outline <= FLOOR_OUTLINE_MARGIN * floor_outline:
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube (it has "
-                                       f"the floor's colour and no cube's edges round it); click on the middle "
-                                       f"of a cube's top")
+        face_colours = np.array([np.median(norm[m], axis=0) for m in faces[name]])
+        to_floor = model.class_distances(face_colours)[:, 0]
+        apart = [floor_light.apart(v) for v in lightness(face_colours)]
+        inside = [min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1
+                  for rx, ry in clicks[name]]
+        for (x, y), outline, d, light, checked in zip(pts, outlines, to_floor, apart, inside):
+            if (checked and d < FLOOR_LIKE and light <= floor_light.needed
+                    and outline <= FLOOR_OUTLINE_MARGIN * floor_outline):
+                raise CalibrationError(
+                    f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube (it has the "
+                    f"floor's colour and lightness and no cube's edges round it); click on the "
+                    f"middle of a cube's top")
 
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).
-    labels = counter.labels(rect)
     insets = floor_insets(floor_labels(labels))
     counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef, insets=insets)
     coarse = counter.resolve(counter.labels(rect))
@@ -296,7 +309,7 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         "fewer than two cubes standing alone were clicked, so where cubes show their sides is not known and "
         "more counts of piles will be doubted; click two or more loose cubes in different parts of the tray"]
     like_shadow = frozenset(model.names[k - 1] for k in counter.dark_colours)
-    return profile, quality_report(model, colour_px, cube_size, warnings, like_shadow)
+    return profile, quality_report(model, colour_px, cube_size, warnings, like_shadow, floor_light)
 
 
 def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:

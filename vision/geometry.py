@@ -15,8 +15,10 @@ from vision.errors import VisionError
 def check_corners(corners, frame_size: tuple[int, int]) -> np.ndarray:
     """The corners as a 4x2 float32 array, or a VisionError naming what is wrong with them.
 
-    `frame_size` is (width, height); corners must lie inside the frame, be given clockwise
-    from top-left and enclose a convex area of real size.
+    `frame_size` is (width, height); corners must lie inside the frame or on its edge (a
+    tray that fills the frame has its corners on the outer edge of the last pixel row or
+    column, x = width or y = height), be given clockwise from top-left and enclose a convex
+    area of real size.
     """
     pts = np.asarray(corners, dtype=np.float64)
     if pts.ndim != 2 or pts.shape[1] != 2:
@@ -27,8 +29,9 @@ def check_corners(corners, frame_size: tuple[int, int]) -> np.ndarray:
         raise VisionError("tray corners must be finite numbers")
     w, h = frame_size
     for i, (x, y) in enumerate(pts):
-        if not (0 <= x <= w - 1 and 0 <= y <= h - 1):
-            raise VisionError(f"tray corner {i + 1} ({x:g},{y:g}) is outside the {w}x{h} frame")
+        if not (0 <= x <= w and 0 <= y <= h):
+            raise VisionError(f"tray corner {i + 1} ({x:g},{y:g}) is outside the {w}x{h} frame "
+                              f"(x from 0 to {w}, y from 0 to {h})")
     # Clockwise in image coordinates (y down) means every cross product is positive.
     edges = np.roll(pts, -1, axis=0) - pts
     cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]

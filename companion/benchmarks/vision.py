@@ -7,11 +7,15 @@ other frames of the same table: scattered, touching, piles, and under light drif
 calibration; then battle trays (two or three paints, several cubes of each), which have no
 target in the issue but are what a battle leaves in the tray. With --camera, the same
 set-ups again through a real camera's lens, which the renderer does not draw (LENSES).
+The exact rate is also split by the tray floor's colour, on those set-ups and on extra ones
+with floors of grey (GREY_FLOORS), on which black and white cubes differ from the floor
+mainly in lightness.
 """
 from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -20,7 +24,9 @@ from calibration import LEARNED, build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.commands.common import print_json
 from firmware.errors import FirmwareError
-from firmware.scene import Lens, drift_light, drop_video, layout, random_setup, render
+from firmware.scene import (DEFAULT_COLOURS, Lens, drift_light, drop_video, layout, random_setup,
+                            render)
+from firmware.scene.paints import FLOORS
 from vision.counter import SURE
 from vision.watcher import Watcher
 
@@ -35,6 +41,14 @@ SETTLE_LIMIT = 0.7   # s from the last movement to the event
 # blur over the renderer's own 0.45-1.1 px).
 LENSES = {"bent": ("lens bent (barrel, k1 -0.2)", Lens(bend=-0.2)),
           "blurred": ("out of focus (2 px more blur)", Lens(blur=2.0))}
+# Tray floors the generator does not draw at random (linear RGB, as firmware.scene's FLOORS,
+# whose "grey" is a mid grey): black paint on the light one, white on the dark ones differ
+# from the floor mainly in lightness. Their set-ups have white cubes besides the six paints.
+GREY_FLOORS = {"light grey": (0.40, 0.40, 0.41), "dark grey": (0.045, 0.045, 0.047),
+               "black": (0.018, 0.018, 0.019)}
+GREY_FLOOR_COLOURS = DEFAULT_COLOURS + ("white",)
+# The extra set-ups' seeds start this far from the first set-up's.
+GREY_FLOOR_SEEDS = 2000
 
 
 def add_arguments(parser) -> None:
@@ -47,13 +61,22 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=BENCH_SEED, help=f"first set-up seed (default {BENCH_SEED})")
     parser.add_argument("--camera", action="store_true",
                         help="also count the set-ups through a real camera's lens: bent, out of focus")
+    parser.add_argument("--grey-floors", type=int, default=4,
+                        help="extra set-ups per grey floor (light grey, dark grey, black), with "
+                             "white cubes too, in the split by floor colour (default 4; 0: none)")
 
 
-def _set_up(seed: int):
+def _set_up(seed: int, floor: str | None = None):
     """A random table set-up from its seed: the generator (it draws the scenes that follow),
-    the set-up, and the frame it is calibrated on (1-2 scattered cubes of each colour)."""
+    the set-up, and the frame it is calibrated on (1-2 scattered cubes of each colour).
+    `floor`: one of GREY_FLOORS instead of the generator's floor, with GREY_FLOOR_COLOURS."""
     rng = np.random.default_rng(seed)
-    setup = random_setup(rng)
+    if floor is None:
+        setup = random_setup(rng)
+    else:
+        setup = random_setup(rng, GREY_FLOOR_COLOURS)
+        tray = replace(setup.tray, floor=GREY_FLOORS[floor], floor_texture="felt")
+        setup = replace(setup, tray=tray)
     counts = {c: int(rng.integers(1, 3)) for c in setup.colours}
     return rng, setup, render(setup, layout(setup, counts, "scattered", rng), rng)
 
@@ -93,24 +116,45 @@ def _exact(result, truth: dict[str, int]) -> bool:
     return got == {c: n for c, n in truth.items() if n} and result.unknown == 0
 
 
-def _calibrated(seed: int, learned: tuple[str, ...] = LEARNED, lens: Lens | None = None):
+def floor_name(seed: int, floor: str | None = None) -> str:
+    """The name of a set-up's tray floor: `floor`, or the generator's floor it was drawn
+    from (the nearest in FLOORS: each channel is drawn within 12% of it)."""
+    if floor is not None:
+        return floor
+    albedo = np.log(random_setup(np.random.default_rng(seed)).tray.floor)
+    return min(FLOORS, key=lambda name: float(np.abs(albedo - np.log(FLOORS[name])).sum()))
+
+
+def _set_ups(args) -> list[tuple[int, str | None]]:
+    """(seed, grey floor or None) of the set-ups measured: the random ones, then
+    `args.grey_floors` on each of GREY_FLOORS."""
+    extra = getattr(args, "grey_floors", 0)
+    return [(args.seed + i, None) for i in range(args.setups)] + [
+        (args.seed + GREY_FLOOR_SEEDS + k * extra + j, floor)
+        for k, floor in enumerate(GREY_FLOORS) for j in range(extra)]
+
+
+def _calibrated(seed: int, learned: tuple[str, ...] = LEARNED, lens: Lens | None = None,
+                floor: str | None = None):
     """A set-up's generator, the set-up, and a counter calibrated on its frame, as `lens`
     shows it (raises CalibrationError when calibration refuses it)."""
-    rng, setup, calib = _set_up(seed)
+    rng, setup, calib = _set_up(seed, floor)
     if lens is not None:
         calib = lens.scene(calib)
     profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
     return rng, setup, make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
 
 
-def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED, battles: int = 0, lens: Lens | None = None):
+def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED, battles: int = 0,
+          lens: Lens | None = None, floor: str | None = None):
     """One random table set-up: a counter calibrated on one frame of it, as a user would,
     and its scenes to count, `scenes` of each kind, then `battles` battle trays
     (_battle_counts) of each of BATTLE_KINDS, as (kind, scene) pairs in the order they are
     drawn (a counter carries its light correction from frame to frame). Raises
     CalibrationError when calibration refuses the frame. `learned`: see make_counter;
-    `lens`: the camera's (firmware.scene.Lens), through which every frame is seen."""
-    rng, setup, counter = _calibrated(seed, learned, lens)
+    `lens`: the camera's (firmware.scene.Lens), through which every frame is seen; `floor`:
+    see _set_up."""
+    rng, setup, counter = _calibrated(seed, learned, lens, floor)
 
     def seen(scene):
         return scene if lens is None else lens.scene(scene)
@@ -136,20 +180,32 @@ def accuracy(args, out) -> list[np.ndarray]:
     # the floor in shadow (it warns of the counter's dark colours, whose cubes are found by
     # outline) and on the others
     by_warning: dict[bool, list[bool]] = {True: [], False: []}
-    for i in range(args.setups):
+    # exact or not per scene and calibrations refused, by the tray floor's colour; the grey
+    # floors' extra set-ups count only here
+    by_floor: dict[str, list[bool]] = {}
+    refused_by_floor: dict[str, int] = {}
+    for seed, floor in _set_ups(args):
+        name = floor_name(seed, floor)
+        headline = floor is None
         try:
-            counter, scenes = table(args.seed + i, args.scenes)
+            counter, scenes = table(seed, args.scenes, floor=floor)
         except CalibrationError:
-            failed_calibrations += 1
-            for k in KINDS:
-                ok[k] += [False] * args.scenes
+            refused_by_floor[name] = refused_by_floor.get(name, 0) + 1
+            by_floor.setdefault(name, []).extend([False] * args.scenes * len(KINDS))
+            if headline:
+                failed_calibrations += 1
+                for k in KINDS:
+                    ok[k] += [False] * args.scenes
             continue
         for kind, scene in scenes:
             result = counter.count(scene.image)
-            ok[kind].append(_exact(result, scene.counts))
-            by_warning[bool(counter.dark_colours)].append(ok[kind][-1])
-            sure.append((ok[kind][-1], result.sure, result.confidence))
-            frames.append((counter, scene.image))
+            exact = _exact(result, scene.counts)
+            by_floor.setdefault(name, []).append(exact)
+            if headline:
+                ok[kind].append(exact)
+                by_warning[bool(counter.dark_colours)].append(exact)
+                sure.append((exact, result.sure, result.confidence))
+                frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
     out("accuracy", f"{args.setups} set-ups (seeds {args.seed}..{args.seed + args.setups - 1}), "
         f"{len(total)} scenes, exact per-colour counts:", None)
@@ -164,8 +220,22 @@ def accuracy(args, out) -> list[np.ndarray]:
         f"{len(warned) // (len(KINDS) * args.scenes)}, {100 * np.mean(warned or [0]):.1f}% exact "
         f"({sum(warned)}/{len(warned)}); the others {100 * np.mean(others or [0]):.1f}% ({sum(others)}/{len(others)})",
         [[sum(warned), len(warned)], [sum(others), len(others)]])
+    _by_floor(args, by_floor, refused_by_floor, out)
     _doubts(sure, out)
     return frames
+
+
+def _by_floor(args, by_floor: dict[str, list[bool]], refused: dict[str, int], out) -> None:
+    """The exact rate per tray floor colour (grey floors marked: extra set-ups)."""
+    extra = getattr(args, "grey_floors", 0)
+    note = f" (* {extra} extra set-ups each, with white cubes)" if extra else ""
+    out("by_floor", f"  exact per tray floor colour{note}:", None)
+    for name in sorted(by_floor, key=lambda n: (n in GREY_FLOORS, n)):
+        vals = by_floor[name]
+        mark = "*" if name in GREY_FLOORS else " "
+        out(f"exact_floor_{name.replace(' ', '_')}",
+            f"    {name + mark:<12} {100 * np.mean(vals):6.1f}%  ({sum(vals)}/{len(vals)}), "
+            f"calibrations refused: {refused.get(name, 0)}", round(float(np.mean(vals)), 4))
 
 
 def through_lenses(args, out) -> None:
@@ -233,16 +303,24 @@ def floor_clicks(args, out) -> None:
     """Calibration with a click on the bare floor: each set-up's calibration frame again,
     one colour's clicks (the next colour at each set-up) replaced by the point of the floor
     farthest from every cube. Every such calibration should be refused."""
-    refused = []
-    for i in range(args.setups):
-        _, _, calib = _set_up(args.seed + i)
+    refused = {True: [], False: []}     # by whether the set-up has a grey floor
+    for i, (seed, floor) in enumerate(_set_ups(args)):
+        _, _, calib = _set_up(seed, floor)
         colour = list(calib.clicks)[i % len(calib.clicks)]
         try:
             build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
         except CalibrationError as e:
-            refused.append("hit the tray floor" in str(e))
-    out("floor_clicks_refused", f"  a colour clicked on the bare floor: refused {len(refused)}/{args.setups} "
-        f"({sum(refused)} saying it hit the tray floor)", [len(refused), args.setups])
+            refused[floor is not None].append("hit the tray floor" in str(e))
+    plain = refused[False]
+    out("floor_clicks_refused", f"  a colour clicked on the bare floor: refused "
+        f"{len(plain)}/{args.setups} ({sum(plain)} saying it hit the tray floor)",
+        [len(plain), args.setups])
+    grey = len(GREY_FLOORS) * getattr(args, "grey_floors", 0)
+    if grey:
+        on_grey = refused[True]
+        out("floor_clicks_refused_grey", f"    on the grey floors' extra set-ups: refused "
+            f"{len(on_grey)}/{grey} ({sum(on_grey)} saying it hit the tray floor)",
+            [len(on_grey), grey])
 
 
 def speed(frames, out) -> None:

@@ -106,7 +106,9 @@ def _body() -> dict:
     return data
 
 
-def _points(value: Any, what: str, size: tuple[int, int]) -> list[tuple[float, float]]:
+def _points(value: Any, what: str, size: tuple[int, int],
+            edge: bool = False) -> list[tuple[float, float]]:
+    """[x, y] points inside the picture; with `edge`, on its outer edge too (tray corners)."""
     if not isinstance(value, list):
         raise WizardError(f"{what}: expected a list of [x, y] points")
     points = []
@@ -115,7 +117,8 @@ def _points(value: Any, what: str, size: tuple[int, int]) -> list[tuple[float, f
                 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)):
             raise WizardError(f"{what}: expected [x, y] numbers, got {p!r}")
         x, y = float(p[0]), float(p[1])
-        if not (0 <= x < size[0] and 0 <= y < size[1]):
+        w, h = size
+        if not ((0 <= x <= w and 0 <= y <= h) if edge else (0 <= x < w and 0 <= y < h)):
             raise WizardError(f"{what}: point ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} picture")
         points.append((x, y))
     return points
@@ -199,7 +202,7 @@ def build():
     data = _body()
     image = wizard().get(wizard().snapshots, data.get("snapshot"), "picture")
     size = (image.shape[1], image.shape[0])
-    corners = _points(data.get("corners"), "corners", size)
+    corners = _points(data.get("corners"), "corners", size, edge=True)
     if len(corners) != 4:
         raise WizardError(f"corners: tap all 4 tray corners (got {len(corners)})")
     samples = data.get("samples")

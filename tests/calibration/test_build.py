@@ -144,3 +144,15 @@ def test_a_black_top_that_looks_like_the_floor_is_a_click_on_a_cube_not_on_the_f
     counter = make_counter(profile, (640, 480))
     shown = scene(setup, {c: 1 for c in setup.colours}, "scattered", 22801)
     assert exact(counter.count(shown.image), shown.counts)
+
+
+def test_a_tray_whose_corners_lie_on_the_frames_last_pixel_row_calibrates(frame):
+    # The frame cut just below the tray's lowest corner: that corner lies within the frame's
+    # last pixel row (y = h - 0.4, say), not beyond it.
+    corners = np.asarray(frame.corners)
+    h = int(np.floor(corners[:, 1].max())) + 1
+    profile, _ = build_profile(frame.image[:h].copy(), corners, frame.clicks)
+    lowest = max(y for _, y in profile.corners_px((640, h)))
+    assert profile.frame_size == (640, h) and h - 1 < lowest <= h
+    with pytest.raises(CalibrationError, match=rf"is outside the 640x{h - 1} frame"):
+        build_profile(frame.image[:h - 1].copy(), corners, frame.clicks)

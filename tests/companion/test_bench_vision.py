@@ -1,6 +1,8 @@
 import argparse
 
-from companion.benchmarks.vision import KINDS, LENSES, _battle_counts, _set_up, accuracy, battles, through_lenses
+from companion.benchmarks.vision import (GREY_FLOORS, KINDS, LENSES, _battle_counts, _set_up,
+                                         accuracy, battles, floor_clicks, floor_name, through_lenses)
+from firmware.scene.paints import FLOORS
 
 
 def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
@@ -27,7 +29,8 @@ def test_the_battle_figures_count_each_kind_of_battle_tray():
 def test_the_accuracy_figures_split_the_scenes_by_the_calibration_warning_of_a_paint_like_shadow():
     # set-up 228 warns that black looks like the floor in shadow (tests/calibration), 227 not
     figures = {}
-    accuracy(argparse.Namespace(setups=2, seed=227, scenes=1), lambda name, text, value: figures.update({name: value}))
+    accuracy(argparse.Namespace(setups=2, seed=227, scenes=1, grey_floors=0),
+             lambda name, text, value: figures.update({name: value}))
     (warned_exact, warned), (others_exact, others) = figures["exact_like_shadow"]
     assert warned == others == len(KINDS)
     assert warned_exact + others_exact == round(figures["exact_all"] * 2 * len(KINDS))
@@ -41,3 +44,19 @@ def test_the_lens_figures_count_every_scene_of_a_set_up_through_each_lens():
         text, share = figures[f"exact_{key}"]
         assert share in (0.0, 0.25, 0.5, 0.75, 1.0)
         assert f"/{len(KINDS)}), calibrations refused: 0" in text
+
+
+def test_the_accuracy_figures_split_by_floor_colour_with_extra_set_ups_on_grey_floors():
+    figures, lines = {}, []
+    args = argparse.Namespace(setups=1, seed=227, scenes=1, grey_floors=1)
+    accuracy(args, lambda name, text, value: (figures.update({name: value}), lines.append(text)))
+    drawn = floor_name(227)
+    assert drawn in FLOORS and floor_name(227, "black") == "black"
+    # the headline figures count the random set-up alone; the split counts the grey floors too
+    assert figures[f"exact_floor_{drawn.replace(' ', '_')}"] == figures["exact_all"]
+    for name in GREY_FLOORS:
+        assert figures[f"exact_floor_{name.replace(' ', '_')}"] in (0.0, 0.25, 0.5, 0.75, 1.0)
+        assert any(line and line.strip().startswith(f"{name}* ") for line in lines), lines
+    floor_clicks(args, lambda name, text, value: figures.update({name: value}))
+    assert figures["floor_clicks_refused"] == [1, 1]
+    assert figures["floor_clicks_refused_grey"] == [3, 3]

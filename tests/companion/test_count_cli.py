@@ -7,6 +7,7 @@ import pytest
 
 from companion.cli import main
 from firmware.scene import drop_video, layout, render
+from tests.calibration.photo import photo
 from tests.vision.scenes import calibrated
 from vision.counter import SURE
 
@@ -138,3 +139,20 @@ def test_watch_a_folder_of_frames_prints_each_settled_state(table, capsys, tmp_p
     assert {c: n for c, n in events[0]["counts"].items() if n} == {"red": 1}
     assert {c: n for c, n in events[1]["counts"].items() if n} == video[-1].counts
     assert last_moving < events[1]["frame"] <= last_moving + 0.7 * 15
+
+
+def test_calibrate_prints_the_lightness_of_black_on_a_light_grey_tray(capsys, tmp_path):
+    cubes = [("black", (52, 50, 50), (150, 130)), ("black", (52, 50, 50), (330, 300)),
+             ("red", (40, 40, 170), (480, 140))]
+    shot = photo((176, 176, 172), cubes)
+    image = tmp_path / "grey.png"
+    cv2.imwrite(str(image), shot.image)
+    args = ["calibrate", str(image), "--corners", corners_arg(shot.corners), *samples_args(shot.clicks),
+            "--output", str(tmp_path / "c.json")]
+    assert main(args) == 0
+    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("lightness")]
+    assert line.startswith("lightness black / the tray floor (lit or in shadow): ")
+    assert line.endswith(", enough")
+    assert main([*args, "--json"]) == 0
+    [pair] = json.loads(capsys.readouterr().out.splitlines()[-1])["lightness"]
+    assert pair["first"] == "black" and pair["second"] is None and pair["enough"] is True

@@ -42,3 +42,23 @@ def test_natural_size_is_the_mean_of_opposite_sides():
 def test_bad_corners_are_named(corners, message):
     with pytest.raises(VisionError, match=message):
         check_corners(corners, (640, 480))
+
+
+@pytest.mark.parametrize("corners", [
+    [(0, 0), (640, 0), (640, 480), (0, 480)],                  # a tray that fills the frame
+    [(10, 10), (600, 10), (600, 479.6), (10, 479.6)],          # on the last pixel row
+    [(10, 10), (639.5, 10), (639.5, 400), (10, 400)],          # on the last pixel column
+])
+def test_corners_on_the_frame_edge_are_inside_it(corners):
+    assert np.allclose(check_corners(corners, (640, 480)), corners)
+
+
+@pytest.mark.parametrize("corners, bad", [
+    ([(10, 10), (640.5, 10), (600, 400), (10, 400)], r"tray corner 2 \(640.5,10\)"),
+    ([(10, 10), (600, 10), (600, 480.1), (10, 400)], r"tray corner 3 \(600,480.1\)"),
+    ([(-0.1, 10), (600, 10), (600, 400), (10, 400)], r"tray corner 1 \(-0.1,10\)"),
+])
+def test_corners_beyond_the_frame_edge_are_refused(corners, bad):
+    message = bad + r" is outside the 640x480 frame \(x from 0 to 640, y from 0 to 480\)"
+    with pytest.raises(VisionError, match=message):
+        check_corners(corners, (640, 480))

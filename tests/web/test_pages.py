@@ -18,6 +18,7 @@ from companion.store import Store
 from firmware.files import ImageFolderSource
 from firmware.panel import make_panel
 from firmware.scene import layout, random_setup, render
+from tests.calibration.photo import photo
 from tests.web.conftest import csrf, post_json
 
 STATIC = Path(__file__).resolve().parents[2] / "companion" / "web" / "static"
@@ -289,10 +290,50 @@ def test_calibration_build_checks_the_taps(live):
             ({"corners": corners, "samples": {}}, "tap at least one cube of each colour"),
             ({"corners": [[100, 100], [900, 100], [500, 400], [100, 400]], "samples": {"red": [[200, 200]]}},
              "outside the 640x480 picture"),
+            ({"corners": [[100, 100], [640.5, 100], [500, 400], [100, 400]],
+              "samples": {"red": [[200, 200]]}},
+             "corners: point (640.5, 100) is outside the 640x480 picture"),
+            ({"corners": corners, "samples": {"red": [[640, 200]]}},
+             "samples for red: point (640, 200) is outside the 640x480 picture"),
             ({"corners": corners, "samples": {"red": ["a", "b"]}}, "expected [x, y] numbers"),
             ({"corners": corners, "samples": {"red": [[600, 450]]}}, "outside")):
         r = post_json(client, "/calibrate/build", {"snapshot": shot, **body})
         assert r.status_code == 400 and message in r.get_json()["error"], (message, r.get_json())
+
+
+def test_calibration_takes_tray_corners_on_the_pictures_edge(live, scene):
+    # A tray that fills the picture: its corners on the outer edge of the last pixel row and
+    # column are inside the picture (here the whole picture is taken for the tray).
+    _, client = live
+    shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
+    samples = {c: [list(p) for p in pts[:2]] for c, pts in scene.clicks.items()}
+    whole = [[0, 0], [640, 0], [640, 480], [0, 480]]
+    r = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": whole, "samples": samples})
+    assert r.status_code == 200, r.get_json()
+    assert {c["colour"] for c in r.get_json()["report"]["colours"]} == set(samples)
+
+
+class TestAGreyTray:
+    """A black cube on a light grey tray, photographed (tests/calibration/photo.py)."""
+
+    @pytest.fixture
+    def scene(self):
+        cubes = [("black", (52, 50, 50), (150, 130)), ("black", (52, 50, 50), (330, 300)),
+                 ("red", (40, 40, 170), (480, 140)), ("red", (40, 40, 170), (230, 360))]
+        return photo((176, 176, 172), cubes, grain=30.0)
+
+    def test_the_calibrate_page_gets_the_lightness_of_black_against_the_floor(self, live, scene):
+        _, client = live
+        shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
+        samples = {c: [list(p) for p in pts] for c, pts in scene.clicks.items()}
+        r = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": scene.corners.tolist(),
+                                                   "samples": samples})
+        assert r.status_code == 200, r.get_json()
+        built = r.get_json()
+        [line] = [x for x in built["report_lines"] if x.startswith("lightness")]
+        assert line.startswith("lightness black / the tray floor (lit or in shadow): ")
+        assert line.endswith(", enough")
+        assert built["report"]["lightness"][0]["enough"] is True
 
 
 def test_calibration_without_a_service(client):

@@ -117,7 +117,9 @@
   canvas.addEventListener("pointermove", (event) => {
     if (w.dragging < 0) return;
     const [x, y] = toImage(event);
-    w.corners[w.dragging] = [Math.min(Math.max(x, 0), canvas.width - 1), Math.min(Math.max(y, 0), canvas.height - 1)];
+    // (a corner may lie on the picture's outer edge: a tray that fills the frame)
+    w.corners[w.dragging] = [Math.min(Math.max(x, 0), canvas.width),
+                             Math.min(Math.max(y, 0), canvas.height)];
     draw();
   });
   const endDrag = () => { if (w.dragging >= 0) { w.dragging = -1; cornersChanged(); } };
@@ -189,8 +191,9 @@
     $("detected").replaceChildren(
       el("img", { src: result.image, alt: "The picture with every cube the counter found outlined", class: "shot" }),
       el("p", { id: "detected-counts" }, `Found ${countsText(d.counts)}` + (d.unknown ? `, and ${d.unknown} unknown` : "") + "."));
+    // (a lightness too little to tell a pair apart is shown as a warning is)
     $("report").replaceChildren(...result.report_lines.map((line) =>
-      el("li", { class: line.startsWith("warning") ? "bad" : "" }, line)));
+      el("li", { class: line.startsWith("warning") || line.includes("too little") ? "bad" : "" }, line)));
     go(4);
   }));
   $("back-to-taps").addEventListener("click", () => go(3));
