@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from companion.rules.battle import Battle, BattleError, into_tower, resolve
 from companion.rules.ledger import PRIME_FARMER_CUBES, PRIME_PLAYER_CUBES, Ledger
-from firmware.tower import TowerModel
+from companion.rules.tower import TowerModel
 
 PLAYERS = ("red", "blue", "yellow")
 STOCK = {"red": 30, "blue": 30, "yellow": 30, "green": 30}
