@@ -16,17 +16,15 @@ import time
 import cv2
 import numpy as np
 
-from calibration import LEARNED, build_profile, make_counter
+from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
-from companion.commands.common import print_json
-from firmware.errors import FirmwareError
-from firmware.scene import Lens, drift_light, drop_video, layout, random_setup, render
+from companion.output import print_json
+from companion.tables import BATTLE_KINDS, KINDS, random_counts, set_up, table
+from firmware.scene import Lens, drop_video, layout
 from vision.counter import SURE
 from vision.watcher import Watcher
 
 BENCH_SEED = 910_000
-KINDS = ("scattered", "touching", "piles", "drifted")
-BATTLE_KINDS = KINDS[:3]
 # Per-kind targets from the issue (share of scenes counted exactly).
 TARGETS = {"scattered": 1.00, "touching": 0.99, "piles": 0.97, "drifted": 0.98, "all": 0.99}
 SETTLE_LIMIT = 0.7   # s from the last movement to the event
@@ -49,82 +47,9 @@ def add_arguments(parser) -> None:
                         help="also count the set-ups through a real camera's lens: bent, out of focus")
 
 
-def _set_up(seed: int):
-    """A random table set-up from its seed: the generator (it draws the scenes that follow),
-    the set-up, and the frame it is calibrated on (1-2 scattered cubes of each colour)."""
-    rng = np.random.default_rng(seed)
-    setup = random_setup(rng)
-    counts = {c: int(rng.integers(1, 3)) for c in setup.colours}
-    return rng, setup, render(setup, layout(setup, counts, "scattered", rng), rng)
-
-
-def _random_counts(setup, rng, minimum: int = 1) -> dict[str, int]:
-    """0-3 cubes of each colour, at least `minimum` in all (a pile needs a few)."""
-    while True:
-        counts = {c: int(rng.integers(0, 4)) for c in setup.colours}
-        if sum(counts.values()) >= minimum:
-            return counts
-
-
-# Times the generator may draw other counts when it cannot arrange a pile on a small tray
-# (a limit of the generator, not of the counter: no scene is skipped).
-LAYOUT_TRIES = 5
-
-
-def _battle_counts(setup, rng) -> dict[str, int]:
-    """A battle's tray: the attacker's, the defender's and perhaps the farmers' or released
-    cubes, 2-3 paints with 1-6 cubes each."""
-    paints = rng.choice(list(setup.colours), int(rng.integers(2, 4)), replace=False)
-    return {c: int(rng.integers(1, 7)) if c in paints else 0 for c in setup.colours}
-
-
-def _scene(table, kind, rng, battle: bool = False):
-    for attempt in range(LAYOUT_TRIES):
-        counts = _battle_counts(table, rng) if battle else _random_counts(table, rng, 4 if kind == "piles" else 1)
-        try:
-            return render(table, layout(table, counts, kind, rng), rng)
-        except FirmwareError:
-            if attempt == LAYOUT_TRIES - 1:
-                raise
-
-
 def _exact(result, truth: dict[str, int]) -> bool:
     got = {c: n for c, n in result.counts.items() if n}
     return got == {c: n for c, n in truth.items() if n} and result.unknown == 0
-
-
-def _calibrated(seed: int, learned: tuple[str, ...] = LEARNED, lens: Lens | None = None):
-    """A set-up's generator, the set-up, and a counter calibrated on its frame, as `lens`
-    shows it (raises CalibrationError when calibration refuses it)."""
-    rng, setup, calib = _set_up(seed)
-    if lens is not None:
-        calib = lens.scene(calib)
-    profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
-    return rng, setup, make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
-
-
-def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED, battles: int = 0, lens: Lens | None = None):
-    """One random table set-up: a counter calibrated on one frame of it, as a user would,
-    and its scenes to count, `scenes` of each kind, then `battles` battle trays
-    (_battle_counts) of each of BATTLE_KINDS, as (kind, scene) pairs in the order they are
-    drawn (a counter carries its light correction from frame to frame). Raises
-    CalibrationError when calibration refuses the frame. `learned`: see make_counter;
-    `lens`: the camera's (firmware.scene.Lens), through which every frame is seen."""
-    rng, setup, counter = _calibrated(seed, learned, lens)
-
-    def seen(scene):
-        return scene if lens is None else lens.scene(scene)
-
-    def drawn():
-        for kind in KINDS:
-            for j in range(scenes):
-                light = drift_light(setup, rng) if kind == "drifted" else setup
-                shown = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
-                yield kind, seen(_scene(light, shown, rng))
-        for kind in BATTLE_KINDS:
-            for _ in range(battles):
-                yield kind, seen(_scene(setup, kind, rng, battle=True))
-    return counter, drawn()
 
 
 def accuracy(args, out) -> list[np.ndarray]:
@@ -187,7 +112,7 @@ def through_lenses(args, out) -> None:
 
 
 def battles(args, out) -> None:
-    """Exact counts on battle trays (_battle_counts): several cubes of few paints, so cubes
+    """Exact counts on battle trays (tables.battle_counts): several cubes of few paints, so cubes
     of one paint touch and pile far more often than in the scenes above. Each set-up is
     calibrated on its own frame again, its scenes drawn after it from the set-up's seed."""
     ok: dict[str, list[bool]] = {k: [] for k in BATTLE_KINDS}
@@ -235,7 +160,7 @@ def floor_clicks(args, out) -> None:
     farthest from every cube. Every such calibration should be refused."""
     refused = []
     for i in range(args.setups):
-        _, _, calib = _set_up(args.seed + i)
+        _, _, calib = set_up(args.seed + i)
         colour = list(calib.clicks)[i % len(calib.clicks)]
         try:
             build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
@@ -271,13 +196,13 @@ def speed(frames, out) -> None:
 def settle(args, out) -> None:
     delays, required, reported_once, wrong, while_moving, duplicates = [], 0, 0, 0, 0, 0
     for v in range(args.videos):
-        rng, setup, calib = _set_up(args.seed + 5000 + v)
+        rng, setup, calib = set_up(args.seed + 5000 + v)
         try:
             profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
         except CalibrationError:
             continue
         before = layout(setup, {c: int(rng.integers(0, 2)) for c in setup.colours}, "scattered", rng)
-        video = drop_video(setup, before, _random_counts(setup, rng), rng, fps=15)
+        video = drop_video(setup, before, random_counts(setup, rng), rng, fps=15)
         watcher = Watcher(lambda size: make_counter(profile, size))
         events = {}
         for i, frame in enumerate(video):

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from companion.config import Config, load_config
 from companion.errors import CompanionError
+# The commands import print_json from here; it lives in companion.output so the benchmarks
+# can use it without importing the commands.
+from companion.output import print_json as print_json
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -19,12 +20,6 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
 def load(args: argparse.Namespace, **overrides: Any) -> tuple[Config, dict[str, str]]:
     """The effective configuration for a subcommand: file, then its own options."""
     return load_config(getattr(args, "config", None), overrides)
-
-
-def print_json(obj: Any) -> None:
-    """Machine output: one JSON object per line, flushed so a reader sees it at once."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
 
 
 def read_image(path: str):

@@ -1,11 +1,12 @@
 import argparse
 
-from companion.benchmarks.vision import KINDS, LENSES, _battle_counts, _set_up, accuracy, battles, through_lenses
+from companion.benchmarks.vision import LENSES, accuracy, battles, through_lenses
+from companion.tables import KINDS, battle_counts, set_up
 
 
 def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
-    rng, setup, _ = _set_up(7)
-    draws = [_battle_counts(setup, rng) for _ in range(200)]
+    rng, setup, _ = set_up(7)
+    draws = [battle_counts(setup, rng) for _ in range(200)]
     assert all(set(d) == set(setup.colours) for d in draws)
     paints = [[n for n in d.values() if n] for d in draws]
     assert {len(p) for p in paints} == {2, 3}
