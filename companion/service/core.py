@@ -28,6 +28,7 @@ from companion.service.camera import CameraWatch
 from companion.service.phases import BattleRecord, PhaseError
 from companion.service.preview import jpeg
 from companion.service.records import game_dict, ledger_dict, ledger_from, shown
+from companion.service.tray import COUNT, STILL_WAITING, TrayMemory
 from companion.store import Store
 from vision.counter import FrameCount
 
@@ -43,11 +44,6 @@ HISTORY = 20
 START_KINDS = ("start", "new_game")
 
 
-def _within(found: Mapping[str, int], baseline: Mapping[str, int]) -> bool:
-    """True when `found` has no cube that was not already in `baseline`."""
-    return all(n <= baseline.get(colour, 0) for colour, n in found.items())
-
-
 class TableCore:
     def __init__(self, config: Config, store: Store, bus: EventBus, camera: CameraWatch) -> None:
         self.config = config
@@ -56,11 +52,7 @@ class TableCore:
         self.camera = camera
         self.farmer = config.colours.farmer
         self._lock = threading.RLock()
-        self._tray: dict[str, int] | None = None  # last settled tray contents (memory only)
-        # While a battle waits for its throw: the tray before it, and the cubes in it that are
-        # not the cup (strays, left by mistake): they lie there before the throw, not counted.
-        self._before: dict[str, int] | None = None
-        self._strays: dict[str, int] | None = None
+        self.tray = TrayMemory()
         self._resume()
         camera.on_motion = self.moved
         camera.on_settled = self.settled
@@ -122,58 +114,39 @@ class TableCore:
         with self._lock:
             record = self.battle
             if record is None:
-                self._tray = found
+                self.tray.read(None, found, {})
                 return
-            if record.status == phases.COUNTED:
-                if not _within(found, self._tray or {}):
-                    # More cubes than counted, before the confirmation: one that trickled out
-                    # late, or a pile a player spread out. The count follows the tray. (Fewer
-                    # cubes means the table started clearing it: the count stands.)
-                    self._counted(record, result, image)
-                return
-            if record.status == phases.WAITING:
-                # Still since before the throw: the tray as it is before the cubes come out.
-                self._tray = found
-                self._set_before(found, record.cup)
-                return
-            if self._before is not None and _within(found, self._before):
-                # Only cubes taken out (the cup picked up to be thrown): still waiting.
-                self._set_before(found, record.cup)
-                if record.status == phases.MOVING:
-                    self._commit_battle(
-                        replace(record, status=phases.WAITING),
-                        "battle_waiting",
-                        lambda r: f"Battle {r.id}: waiting for the throw.",
-                    )
-                return
-            self._counted(record, result, image)
+            meaning = self.tray.read(record.status, found, record.cup)
+            if meaning == COUNT:
+                self._counted(record, result, image)
+            elif meaning == STILL_WAITING and record.status == phases.MOVING:
+                self._commit_battle(
+                    replace(record, status=phases.WAITING),
+                    "battle_waiting",
+                    lambda r: f"Battle {r.id}: waiting for the throw.",
+                )
 
-    def tray_before_throw(self, tray: Mapping[str, int]) -> None:
+    def tray_before_throw(self, cubes: Mapping[str, int]) -> None:
         """The cubes lying in the tray just before a throw, none of them the throw's."""
         with self._lock:
-            self._before, self._strays = dict(tray), dict(tray)
+            self.tray.before_throw(cubes)
 
     def tray_cleared(self, left: Mapping[str, int]) -> None:
         """The table cleared the tray after a battle: only `left` (the cup) lies in it."""
         with self._lock:
-            self._tray = dict(left)
-
-    def _set_before(self, tray: Mapping[str, int], cup: Mapping[str, int]) -> None:
-        self._before = dict(tray)
-        self._strays = dict(Counter(tray) - Counter(cup))
+            self.tray.cleared(left)
 
     def _counted(self, record: BattleRecord, result: FrameCount, image: np.ndarray) -> BattleRecord:
-        found = Counter({c: n for c, n in result.counts.items() if n})
-        emerged = found - Counter(self._strays or {})
+        found = {c: n for c, n in result.counts.items() if n}
         counted = phases.counted(
             record,
-            dict(emerged),
+            self.tray.emerged(found),
             unknown=int(result.unknown),
             confidence=round(float(result.confidence), 3),
             unsure=not result.sure,
         )
         picture = jpeg(self.camera.annotate(image, result))
-        self._tray = dict(found)
+        self.tray.counted(found)
         counted = self._commit_battle(counted, "battle_counted", announce.counted, image=picture)
         if self.config.game.auto_confirm and not phases.doubtful(counted):
             # The table chose not to confirm each count; a doubtful one still waits for it.
@@ -209,10 +182,7 @@ class TableCore:
 
     def _declared(self, record: BattleRecord) -> BattleRecord:
         with self._lock:
-            if self._tray is not None:
-                self._set_before(self._tray, record.cup)
-            else:
-                self._before = self._strays = None
+            self.tray.armed(record.cup)
             return self._commit_battle(record, "battle_declared", announce.declared)
 
     def prime_tower(self) -> BattleRecord:
@@ -585,7 +555,7 @@ class TableCore:
                 "physical_dice": self.physical_dice,
                 "primed": self.primed,
                 "events": [e.to_dict() for e in self.bus.recent(HISTORY)],
-                "tray": self._tray,
+                "tray": self.tray.last,
             }
 
     # --- committing and publishing -------------------------------------------------------
