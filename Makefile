@@ -3,13 +3,22 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN = $(VENV)/bin
 
-.PHONY: demo test install install-dev system-deps bench
+.PHONY: demo test lint install install-dev system-deps bench
+
+# `make test` runs the linter first when LINT=yes. It stays off until the whole tree passes
+# ruff (the tree-wide `ruff format` and `ruff check --fix` come after the open branches merge).
+LINT ?= no
 
 demo: install
 	$(BIN)/companion serve --demo
 
-test: install-dev system-deps
+test: install-dev system-deps $(if $(filter yes,$(LINT)),lint)
 	$(BIN)/python -m pytest
+
+# ruff (settings in pyproject.toml): the lint rules, then the format, checked, not applied.
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: install
 	$(BIN)/companion bench

@@ -21,9 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from calibration.errors import CalibrationError
-from companion.benchmarks.vision import table
 from companion.errors import CompanionError
 from companion.net_training import EPOCHS, grow_net
+from companion.tables import table
 from vision.dark import DARK_CHANNELS, DARK_FEATURES, OUTLINE, rule_keeps
 from vision.dark import patches as dark_patches
 from vision.forest import Forest, grow
@@ -33,7 +33,7 @@ from vision.split import FEATURES, blob_patches, blob_pixels, feature_rows, rule
 TRAIN_SEED = 200_000
 NO_PATCHES = np.zeros((0, PATCH, PATCH, len(PATCH_CHANNELS)), np.uint8)
 NO_DARK_PATCHES = np.zeros((0, PATCH, PATCH, len(DARK_CHANNELS)), np.uint8)
-# Battle trays (companion.benchmarks.vision.table) of each kind a table also gives the
+# Battle trays (companion.tables.table) of each kind a table also gives the
 # count forest and net: there cubes of one paint touch and pile far more often than in
 # the scenes. Three of each (not one) gained 21 of 3584 scenes and 5 of 432 battle
 # trays (3 December).

@@ -1,9 +1,9 @@
 """The simulated tray: a pretend camera over a rendered tray, for the demo and the tests.
 
-It shows a tray with a few leftover cubes. `throw(counts)` puts cubes into a modelled tower
-(`companion.rules.tower.TowerModel`), which keeps some and knocks earlier ones loose; what comes out
-falls into the tray over a second or two, every frame rendered by the scene generator as it
-is read, so the demo runs the real settle detection and counting on real images.
+It shows a tray with a few leftover cubes. `drop(counts)` lets cubes fall into the tray, as
+they come out of the tower (the companion's simulated table runs the tower model and says
+what comes out), over a second or two, every frame rendered by the scene generator as it is
+read, so the demo runs the real settle detection and counting on real images.
 
 Realtime (the demo): frames come at `fps` on the monotonic clock, like a camera. Not realtime
 (tests, benchmarks): each read is the next frame at once, stamped with simulated time.
@@ -23,8 +23,6 @@ from firmware.camera import CameraLost, Frame, SourceBase
 from firmware.errors import FirmwareError
 from firmware.scene import DEFAULT_COLOURS, CubePose, DropPlan, counts_of, draw, layout, plan_drop, \
     random_setup, render
-# Temporary: the tower model moved to companion.rules; the move's own branch fixes this arrow.
-from companion.rules.tower import TowerModel
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +32,8 @@ class SimulatedTray(SourceBase):
 
     def __init__(self, width: int = 640, height: int = 480, fps: float = 15, seed: int | None = None, *,
                  realtime: bool = True, colours: Sequence[str] = DEFAULT_COLOURS,
-                 leftovers: Mapping[str, int] | None = None, tower: TowerModel | None = None,
-                 hands: bool | None = False) -> None:
+                 leftovers: Mapping[str, int] | None = None, hands: bool | None = False) -> None:
         """leftovers: cubes lying in the tray at the start (None: two or three at random).
-        tower: the tower model (None: an empty one seeded from `seed`).
         hands: whether a player's hand may reach into the tray during a drop (None: at random).
         """
         if fps <= 0:
@@ -50,7 +46,6 @@ class SimulatedTray(SourceBase):
         self._rng = np.random.default_rng(self.seed)           # table, layouts, throws
         self._noise = np.random.default_rng(self.seed + 1)     # sensor noise per frame
         self.setup = random_setup(self._rng, tuple(colours))
-        self.tower = tower if tower is not None else TowerModel(random.Random(self.seed))
         if leftovers is None:
             picks = self._rng.choice(list(colours), size=int(self._rng.integers(2, 4)))
             leftovers = counts_of([CubePose(str(c), 0, 0, 0) for c in picks])
@@ -86,11 +81,8 @@ class SimulatedTray(SourceBase):
         if self._plan is not None and now - self._plan_start >= self._plan.last_movement():
             self._before, self._plan = self._rests(), None
 
-    def throw(self, counts: Mapping[str, int]) -> dict[str, int]:
-        """Throw cubes into the tower; the ones that come out drop into the tray from the next frame.
-
-        Returns the cubes that come out, per colour (the tower keeps some, releases old ones).
-        """
+    def drop(self, counts: Mapping[str, int]) -> None:
+        """Let cubes (those that came out of the tower) fall into the tray from the next frame."""
         unknown = sorted(set(counts) - set(self.setup.colours))
         if unknown:
             raise FirmwareError(f"simulated tray: no paint for {', '.join(unknown)} "
@@ -100,15 +92,14 @@ class SimulatedTray(SourceBase):
             raise FirmwareError(f"simulated tray: cube counts must be whole numbers >= 0, got {bad}")
         with self._lock:
             now = self._now()
-            # A throw during a drop: the earlier cubes land at once.
+            # A drop during a drop: the earlier cubes land at once.
             self._before, self._plan = self._rests(), None
-            emerged = self.tower.throw({c: n for c, n in counts.items() if n})
-            if emerged:
-                self._plan = plan_drop(self.setup, self._before, emerged, self._rng, hand=self.hands)
+            falling = {c: n for c, n in counts.items() if n}
+            if falling:
+                self._plan = plan_drop(self.setup, self._before, falling, self._rng,
+                                       hand=self.hands)
                 self._plan_start = now
-        log.info("simulated tray: thrown %s, out of the tower %s, inside now %s",
-                 dict(counts), emerged, self.tower.inside())
-        return emerged
+        log.info("simulated tray: dropped %s", falling)
 
     def remove(self, counts: Mapping[str, int]) -> None:
         """Take cubes out of the tray (players clearing it after a battle).

@@ -1,4 +1,4 @@
-"""The dependency arrows of DESIGN.md, checked on the source itself."""
+"""The dependency arrows of docs/design.md, checked on the source itself."""
 import ast
 from pathlib import Path
 
@@ -14,35 +14,79 @@ ALLOWED = {
     "companion": {"firmware", "vision", "calibration"},
 }
 HARDWARE = {"picamera2", "gpiozero", "lgpio", "RPi", "libcamera"}
+# Arrows inside `companion`: modules under a folder (or the module) on the left may not import
+# the modules on the right. The rules are pure: of the project they import only themselves
+# and companion.errors.
+INSIDE = {
+    "companion/rules": ("firmware", "vision", "calibration", "companion.service", "companion.web",
+                        "companion.commands", "companion.store", "companion.benchmarks",
+                        "companion.config", "companion.training", "companion.tables",
+                        "companion.output"),
+    "companion/service": ("companion.web", "companion.commands", "companion.benchmarks"),
+    "companion/benchmarks": ("companion.commands", "companion.web"),
+    "companion/training.py": ("companion.benchmarks", "companion.commands"),
+    "companion/tables.py": ("companion.benchmarks", "companion.commands"),
+    "companion/output.py": ("companion.benchmarks", "companion.commands"),
+    "companion/web": ("companion.commands", "companion.benchmarks"),
+}
 
 
-def imported_modules(path: Path) -> set[str]:
+def imported_names(path: Path) -> set[str]:
+    """Every module `path` imports, dotted in full."""
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
+            names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
+
+
+def imported_modules(path: Path) -> set[str]:
+    return {name.split(".")[0] for name in imported_names(path)}
 
 
 def sources(package):
     return sorted((ROOT / package).rglob("*.py"))
 
 
-# Temporary (issue 43): firmware/simtray.py imports the tower model from its new place in
-# companion.rules until the tower move's own branch is merged; strict, so it fails once fixed.
-MOVED_TOWER = pytest.mark.xfail(strict=True, reason="simtray imports companion.rules.tower")
-
-
-@pytest.mark.parametrize("package", [pytest.param(p, marks=MOVED_TOWER) if p == "firmware" else p
-                                     for p in PACKAGES])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_imports_point_one_way(package):
     forbidden = set(PACKAGES) - ALLOWED[package] - {package}
     wrong = {str(p.relative_to(ROOT)): sorted(imported_modules(p) & forbidden)
              for p in sources(package) if imported_modules(p) & forbidden}
     assert wrong == {}
+
+
+@pytest.mark.parametrize("where", sorted(INSIDE))
+def test_imports_inside_companion_point_one_way(where):
+    paths = [ROOT / where] if where.endswith(".py") else sorted((ROOT / where).rglob("*.py"))
+    assert paths, f"{where} holds no module"
+    forbidden = INSIDE[where]
+    wrong = {}
+    for path in paths:
+        bad = sorted(name for name in imported_names(path)
+                     if any(name == f or name.startswith(f + ".") for f in forbidden))
+        if bad:
+            wrong[str(path.relative_to(ROOT))] = bad
+    assert wrong == {}
+
+
+def test_only_the_benchmarks_import_the_benchmarks():
+    """The bench command loads them by name (importlib); no other module imports them."""
+    wrong = {str(p.relative_to(ROOT)) for p in sources("companion")
+             if "benchmarks" not in p.parts
+             and any(n.startswith("companion.benchmarks") for n in imported_names(p))}
+    assert wrong == set()
+
+
+def test_the_layout_check_sees_a_wrong_arrow(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import companion.commands.common\nfrom firmware.simtray import X\n"
+                      "def f():\n    from companion.benchmarks import vision\n")
+    assert imported_names(module) == {"companion.commands.common", "firmware.simtray",
+                                      "companion.benchmarks"}
 
 
 @pytest.mark.parametrize("package", ("vision", "calibration", "companion"))

@@ -38,11 +38,14 @@ class Watcher:
         event = self.detector.update(image, time, index)
         if event is None:
             return None
-        size = (image.shape[1], image.shape[0])
-        if self.counter is None or self.counter.frame_size != size:
-            self.counter = self._make_counter(size)
-        result = self.counter.count(image)
+        result = self.counter_for((image.shape[1], image.shape[0])).count(image)
         if result.obstructed:
             self.detector.reject()
             return None
         return Settled(event, result)
+
+    def counter_for(self, size: tuple[int, int]) -> Counter:
+        """The counter for frames of `size` (width, height), made anew when the size changes."""
+        if self.counter is None or self.counter.frame_size != size:
+            self.counter = self._make_counter(size)
+        return self.counter

@@ -5,7 +5,7 @@ import statistics
 import time
 from collections import Counter
 
-from companion.commands.common import print_json
+from companion.output import print_json
 from companion.rules.automaton import decide
 from companion.rules.board import load_map
 from companion.rules.deck import ORDERS

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from companion.commands.common import print_json
+from companion.output import print_json
 from companion.rules.battle import resolve
 from companion.rules.board import load_map
 from companion.rules.odds import RESULTS, battle_odds

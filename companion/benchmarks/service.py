@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from companion.commands.common import print_json
+from companion.output import print_json
 from companion.errors import CompanionError
 
 START_TARGET_S = 3.0

@@ -15,24 +15,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import replace
 
 import cv2
 import numpy as np
 
-from calibration import LEARNED, build_profile, make_counter
+from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
-from companion.commands.common import print_json
-from firmware.errors import FirmwareError
-from firmware.scene import (DEFAULT_COLOURS, Lens, drift_light, drop_video, layout, random_setup,
-                            render)
+from companion.output import print_json
+from companion.tables import (BATTLE_KINDS, GREY_FLOORS, KINDS, calibrated, random_counts,
+                              set_up, table)
+from firmware.scene import Lens, drop_video, layout, random_setup
 from firmware.scene.paints import FLOORS
 from vision.counter import SURE
 from vision.watcher import Watcher
 
 BENCH_SEED = 910_000
-KINDS = ("scattered", "touching", "piles", "drifted")
-BATTLE_KINDS = KINDS[:3]
 # Per-kind targets from the issue (share of scenes counted exactly).
 TARGETS = {"scattered": 1.00, "touching": 0.99, "piles": 0.97, "drifted": 0.98, "all": 0.99}
 SETTLE_LIMIT = 0.7   # s from the last movement to the event
@@ -41,12 +38,6 @@ SETTLE_LIMIT = 0.7   # s from the last movement to the event
 # blur over the renderer's own 0.45-1.1 px).
 LENSES = {"bent": ("lens bent (barrel, k1 -0.2)", Lens(bend=-0.2)),
           "blurred": ("out of focus (2 px more blur)", Lens(blur=2.0))}
-# Tray floors the generator does not draw at random (linear RGB, as firmware.scene's FLOORS,
-# whose "grey" is a mid grey): black paint on the light one, white on the dark ones differ
-# from the floor mainly in lightness. Their set-ups have white cubes besides the six paints.
-GREY_FLOORS = {"light grey": (0.40, 0.40, 0.41), "dark grey": (0.045, 0.045, 0.047),
-               "black": (0.018, 0.018, 0.019)}
-GREY_FLOOR_COLOURS = DEFAULT_COLOURS + ("white",)
 # The extra set-ups' seeds start this far from the first set-up's.
 GREY_FLOOR_SEEDS = 2000
 
@@ -64,51 +55,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--grey-floors", type=int, default=4,
                         help="extra set-ups per grey floor (light grey, dark grey, black), with "
                              "white cubes too, in the split by floor colour (default 4; 0: none)")
-
-
-def _set_up(seed: int, floor: str | None = None):
-    """A random table set-up from its seed: the generator (it draws the scenes that follow),
-    the set-up, and the frame it is calibrated on (1-2 scattered cubes of each colour).
-    `floor`: one of GREY_FLOORS instead of the generator's floor, with GREY_FLOOR_COLOURS."""
-    rng = np.random.default_rng(seed)
-    if floor is None:
-        setup = random_setup(rng)
-    else:
-        setup = random_setup(rng, GREY_FLOOR_COLOURS)
-        tray = replace(setup.tray, floor=GREY_FLOORS[floor], floor_texture="felt")
-        setup = replace(setup, tray=tray)
-    counts = {c: int(rng.integers(1, 3)) for c in setup.colours}
-    return rng, setup, render(setup, layout(setup, counts, "scattered", rng), rng)
-
-
-def _random_counts(setup, rng, minimum: int = 1) -> dict[str, int]:
-    """0-3 cubes of each colour, at least `minimum` in all (a pile needs a few)."""
-    while True:
-        counts = {c: int(rng.integers(0, 4)) for c in setup.colours}
-        if sum(counts.values()) >= minimum:
-            return counts
-
-
-# Times the generator may draw other counts when it cannot arrange a pile on a small tray
-# (a limit of the generator, not of the counter: no scene is skipped).
-LAYOUT_TRIES = 5
-
-
-def _battle_counts(setup, rng) -> dict[str, int]:
-    """A battle's tray: the attacker's, the defender's and perhaps the farmers' or released
-    cubes, 2-3 paints with 1-6 cubes each."""
-    paints = rng.choice(list(setup.colours), int(rng.integers(2, 4)), replace=False)
-    return {c: int(rng.integers(1, 7)) if c in paints else 0 for c in setup.colours}
-
-
-def _scene(table, kind, rng, battle: bool = False):
-    for attempt in range(LAYOUT_TRIES):
-        counts = _battle_counts(table, rng) if battle else _random_counts(table, rng, 4 if kind == "piles" else 1)
-        try:
-            return render(table, layout(table, counts, kind, rng), rng)
-        except FirmwareError:
-            if attempt == LAYOUT_TRIES - 1:
-                raise
 
 
 def _exact(result, truth: dict[str, int]) -> bool:
@@ -132,43 +78,6 @@ def _set_ups(args) -> list[tuple[int, str | None]]:
     return [(args.seed + i, None) for i in range(args.setups)] + [
         (args.seed + GREY_FLOOR_SEEDS + k * extra + j, floor)
         for k, floor in enumerate(GREY_FLOORS) for j in range(extra)]
-
-
-def _calibrated(seed: int, learned: tuple[str, ...] = LEARNED, lens: Lens | None = None,
-                floor: str | None = None):
-    """A set-up's generator, the set-up, and a counter calibrated on its frame, as `lens`
-    shows it (raises CalibrationError when calibration refuses it)."""
-    rng, setup, calib = _set_up(seed, floor)
-    if lens is not None:
-        calib = lens.scene(calib)
-    profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
-    return rng, setup, make_counter(profile, (calib.image.shape[1], calib.image.shape[0]), learned)
-
-
-def table(seed: int, scenes: int, learned: tuple[str, ...] = LEARNED, battles: int = 0,
-          lens: Lens | None = None, floor: str | None = None):
-    """One random table set-up: a counter calibrated on one frame of it, as a user would,
-    and its scenes to count, `scenes` of each kind, then `battles` battle trays
-    (_battle_counts) of each of BATTLE_KINDS, as (kind, scene) pairs in the order they are
-    drawn (a counter carries its light correction from frame to frame). Raises
-    CalibrationError when calibration refuses the frame. `learned`: see make_counter;
-    `lens`: the camera's (firmware.scene.Lens), through which every frame is seen; `floor`:
-    see _set_up."""
-    rng, setup, counter = _calibrated(seed, learned, lens, floor)
-
-    def seen(scene):
-        return scene if lens is None else lens.scene(scene)
-
-    def drawn():
-        for kind in KINDS:
-            for j in range(scenes):
-                light = drift_light(setup, rng) if kind == "drifted" else setup
-                shown = ("scattered", "touching", "piles")[j % 3] if kind == "drifted" else kind
-                yield kind, seen(_scene(light, shown, rng))
-        for kind in BATTLE_KINDS:
-            for _ in range(battles):
-                yield kind, seen(_scene(setup, kind, rng, battle=True))
-    return counter, drawn()
 
 
 def accuracy(args, out) -> list[np.ndarray]:
@@ -257,7 +166,7 @@ def through_lenses(args, out) -> None:
 
 
 def battles(args, out) -> None:
-    """Exact counts on battle trays (_battle_counts): several cubes of few paints, so cubes
+    """Exact counts on battle trays (tables.battle_counts): several cubes of few paints, so cubes
     of one paint touch and pile far more often than in the scenes above. Each set-up is
     calibrated on its own frame again, its scenes drawn after it from the set-up's seed."""
     ok: dict[str, list[bool]] = {k: [] for k in BATTLE_KINDS}
@@ -305,7 +214,7 @@ def floor_clicks(args, out) -> None:
     farthest from every cube. Every such calibration should be refused."""
     refused = {True: [], False: []}     # by whether the set-up has a grey floor
     for i, (seed, floor) in enumerate(_set_ups(args)):
-        _, _, calib = _set_up(seed, floor)
+        _, _, calib = set_up(seed, floor)
         colour = list(calib.clicks)[i % len(calib.clicks)]
         try:
             build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
@@ -349,13 +258,13 @@ def speed(frames, out) -> None:
 def settle(args, out) -> None:
     delays, required, reported_once, wrong, while_moving, duplicates = [], 0, 0, 0, 0, 0
     for v in range(args.videos):
-        rng, setup, calib = _set_up(args.seed + 5000 + v)
+        rng, setup, calib = set_up(args.seed + 5000 + v)
         try:
             profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
         except CalibrationError:
             continue
         before = layout(setup, {c: int(rng.integers(0, 2)) for c in setup.colours}, "scattered", rng)
-        video = drop_video(setup, before, _random_counts(setup, rng), rng, fps=15)
+        video = drop_video(setup, before, random_counts(setup, rng), rng, fps=15)
         watcher = Watcher(lambda size: make_counter(profile, size))
         events = {}
         for i, frame in enumerate(video):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.common import print_json
+from companion.output import print_json
 from companion.rules.actions import colour_name
 from companion.rules.automaton import decide
 from companion.rules.deck import ORDERS

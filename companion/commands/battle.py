@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.common import add_config_option, load, print_json, read_json
+from companion.commands.common import add_config_option, load, read_json
+from companion.output import print_json
 from companion.rules.battle import battle_from_dict, resolve
 
 

@@ -5,7 +5,8 @@ import argparse
 
 
 from calibration import build_profile, save_profile
-from companion.commands.common import print_json, read_image
+from companion.commands.common import read_image
+from companion.output import print_json
 from companion.errors import CompanionError
 
 

@@ -21,12 +21,6 @@ def load(args: argparse.Namespace, **overrides: Any) -> tuple[Config, dict[str, 
     return load_config(getattr(args, "config", None), overrides)
 
 
-def print_json(obj: Any) -> None:
-    """Machine output: one JSON object per line, flushed so a reader sees it at once."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
-
-
 def read_json(source: str) -> Any:
     """The JSON in a file, or standard input for -; a CompanionError names what is wrong."""
     name = "standard input" if source == "-" else source

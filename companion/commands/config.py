@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands.common import add_config_option, load, print_json
+from companion.commands.common import add_config_option, load
+from companion.output import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:

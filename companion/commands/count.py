@@ -8,7 +8,8 @@ from pathlib import Path
 import cv2
 
 from calibration import load_profile, make_counter
-from companion.commands.common import counts_text, print_json, read_image
+from companion.commands.common import counts_text, read_image
+from companion.output import print_json
 from companion.errors import CompanionError
 from vision import annotate
 

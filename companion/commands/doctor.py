@@ -17,7 +17,8 @@ from pathlib import Path
 
 from calibration import load_profile
 from calibration.errors import CalibrationError
-from companion.commands.common import add_config_option, load, print_json
+from companion.commands.common import add_config_option, load
+from companion.output import print_json
 from companion.config import Config
 from companion.errors import CompanionError
 from firmware.camera import open_source

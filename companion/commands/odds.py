@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from companion.commands.common import add_config_option, load, print_json, read_json
+from companion.commands.common import add_config_option, load, read_json
+from companion.output import print_json
 from companion.errors import CompanionError
 from companion.rules.battle import BattleError, battle_from_dict, counts
 from companion.rules.odds import battle_odds

@@ -10,7 +10,8 @@ import queue
 import threading
 import time
 
-from companion.commands.common import add_config_option, load, print_json
+from companion.commands.common import add_config_option, load
+from companion.output import print_json
 from companion.errors import CompanionError
 from firmware.panel import BUTTONS, COMMANDS, LEDS, Panel, make_panel
 

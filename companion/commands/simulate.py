@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from companion.commands.common import print_json
+from companion.output import print_json
 from companion.errors import CompanionError
 from companion.rules.board import DEFAULT_MAP, load_map
 from companion.rules.game import CAPITALS_PER_PLAYER

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 
 from calibration import load_profile, make_counter
-from companion.commands.common import add_config_option, counts_text, load, print_json
+from companion.commands.common import add_config_option, counts_text, load
+from companion.output import print_json
 from firmware.camera import open_source
 from vision.watcher import Watcher
 

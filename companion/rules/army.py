@@ -13,8 +13,8 @@ from companion.rules.state import GameState
 from companion.rules.threshold import may_attack
 from companion.rules.units import SIEGE_ENGINE, total
 
-# Interpretation (RULES 1 "Player versus an empty province", seed 001): ending a move in an
-# empty territory is a tower battle against one farmer; passing through one is not.
+# Interpretation (docs/rules.md 2 "Moves", seed 001): ending a move in an empty territory is
+# a tower battle against one farmer; passing through one is not.
 EMPTY_TERRITORY_BATTLE = True
 # Interpretation (card, Maneuver): "cannot move out of a disputed territory" holds for every
 # move: an army in a disputed territory is fighting and stays until the battle is resolved.

@@ -1,4 +1,4 @@
-"""Tower battles (RULES.md section 1, seed 001): from the cubes that came out to the outcome.
+"""Tower battles (docs/rules.md section 1, seed 001): from the cubes that came out to the outcome.
 
 Pure: a `Battle` says who fights, what was thrown and what emerged; `resolve` says where
 every emerged cube goes (supply, back onto the province, or left in the tray as the new cup).
@@ -18,21 +18,24 @@ DEFAULT_FARMER = "green"  # Shogun's farmers; the configured `colours.farmer` ov
 # Where emerged cubes go.
 SUPPLY, PROVINCE, CUP = "supply", "province", "cup"
 
-# RULES 1 "What goes into the tower": an empty province is defended by one farmer army.
+# docs/rules.md 1 "What goes into the tower": an empty province is defended by one farmer army.
 EMPTY_PROVINCE_FARMERS = 1
-# RULES 1 "Counting": from this many revolt markers on, emerged farmers count for nobody (PvP)...
+# docs/rules.md 1 "Counting": from this many revolt markers on, emerged farmers count for
+# nobody (PvP)...
 FARMERS_IGNORED_FROM_REVOLT_MARKERS = 2
 # ...and stay in the cup.
 IGNORED_FARMERS_GO_TO = CUP
-# RULES 1 "Counting": emerged cubes of colours not in the battle always stay in the cup.
+# docs/rules.md 1 "Counting": emerged cubes of colours not in the battle always stay in the cup.
 UNINVOLVED_GO_TO = CUP
-# RULES 1 "Outcome": losses (and all counted cubes of a devastated province) go to the supply.
+# docs/rules.md 1 "Outcome": losses (and all counted cubes of a devastated province) go to
+# the supply.
 LOSSES_GO_TO = SUPPLY
-# Interpretation (RULES 1): farmers that fought and survived go back to the supply; they never
-# occupy a province, not even the empty province they held.
+# Interpretation (docs/rules.md 1 "Outcome"): farmers that fought and survived go back to the
+# supply; they never occupy a province, not even the empty province they held.
 SURVIVING_FARMERS_GO_TO = SUPPLY
-# Interpretation (RULES 1, from the Wallenstein/Shogun rulebooks): a devastated province becomes
-# unoccupied and neutral (its buildings and revolt markers are removed by whoever keeps the map).
+# Interpretation (docs/rules.md 1 "Outcome", from the Wallenstein/Shogun rulebooks): a
+# devastated province becomes unoccupied and neutral (its buildings and revolt markers are
+# removed by whoever keeps the map).
 DEVASTATED_OWNER = None
 
 # The JSON input: key -> required? (`battle_from_dict`).
@@ -114,7 +117,7 @@ class Outcome:
 
 
 def into_tower(battle: Battle) -> dict[str, int]:
-    """What goes into the tower (RULES 1): the thrown armies, every cube in the cup, and one
+    """What goes into the tower (docs/rules.md 1): the thrown armies, every cube in the cup, and one
     farmer when the province is empty."""
     cubes = Counter(battle.thrown) + Counter(battle.cup)
     if battle.defender is None:
@@ -123,10 +126,11 @@ def into_tower(battle: Battle) -> dict[str, int]:
 
 
 def resolve(battle: Battle) -> Outcome:
-    """The outcome of a battle by RULES 1: strengths, result, where each emerged cube goes."""
+    """The outcome of a battle by docs/rules.md 1: strengths, result, where each emerged cube
+    goes."""
     out = battle.emerged
     attacker, defender, farmer = battle.attacker, battle.defender, battle.farmer
-    # RULES 1 "Counting": farmers defend an empty province; in PvP they join the defender
+    # docs/rules.md 1 "Counting": farmers defend an empty province; in PvP they join the defender
     # unless the province has FARMERS_IGNORED_FROM_REVOLT_MARKERS or more revolt markers.
     farmers_count = defender is None or battle.revolt_markers < FARMERS_IGNORED_FROM_REVOLT_MARKERS
     farmers = out.get(farmer, 0) if farmers_count else 0
@@ -140,7 +144,7 @@ def resolve(battle: Battle) -> Outcome:
     if not farmers_count:
         moves[IGNORED_FARMERS_GO_TO][farmer] += out.get(farmer, 0)
 
-    if d > a:  # RULES 1 "Outcome": held
+    if d > a:  # docs/rules.md 1 "Outcome": held
         result, owner = HELD, defender
         moves[LOSSES_GO_TO][attacker] += a
         farmer_losses = min(a, farmers)  # farmers absorb losses first, then the defender's cubes
@@ -149,13 +153,13 @@ def resolve(battle: Battle) -> Outcome:
         if defender is not None:
             moves[LOSSES_GO_TO][defender] += a - farmer_losses
             moves[PROVINCE][defender] += own - (a - farmer_losses)
-    elif d == a:  # RULES 1 "Outcome": devastated, both sides' counted cubes to the supply
+    elif d == a:  # docs/rules.md 1 "Outcome": devastated, both sides' counted cubes to the supply
         result, owner = DEVASTATED, DEVASTATED_OWNER
         moves[LOSSES_GO_TO][attacker] += a
         moves[LOSSES_GO_TO][farmer] += farmers
         if defender is not None:
             moves[LOSSES_GO_TO][defender] += own
-    else:  # RULES 1 "Outcome": conquered; the attacker loses as many as the defence had
+    else:  # docs/rules.md 1 "Outcome": conquered; the attacker loses as many as the defence had
         result, owner = CONQUERED, attacker
         moves[LOSSES_GO_TO][attacker] += d
         moves[LOSSES_GO_TO][farmer] += farmers
@@ -169,9 +173,10 @@ def resolve(battle: Battle) -> Outcome:
         result=result, attacker_strength=a, defender_strength=d,
         to_supply=nonzero(moves[SUPPLY]), to_province=nonzero(moves[PROVINCE]),
         province_owner=owner, cup_after=nonzero(moves[CUP]),
-        # RULES 1 "Outcome": taking an empty province adds a revolt marker to it.
+        # docs/rules.md 1 "Outcome": taking an empty province adds a revolt marker to it.
         revolt_marker_added=result == CONQUERED and defender is None,
-        # RULES 1 "Outcome": the defender's planned, not yet executed action there is cancelled.
+        # docs/rules.md 1 "Outcome": the defender's planned, not yet executed action there is
+        # cancelled.
         cancel_pending_action=result == CONQUERED and battle.pending_action,
         tower_delta=nonzero(tower_delta),
         warnings=_warnings(battle, a, d))

@@ -157,7 +157,7 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
     prices = data.get("prices", PRICES)
     for kind in prices:
         if prices[kind] != PRICES.get(kind):
-            # Prices are the card's (RULES 2 Interpretation); a map may only restate them.
+            # Prices are the card's (docs/rules.md 2 Interpretation); a map may only restate them.
             raise fail(f"prices.{kind}: {prices[kind]!r} differs from the card's price "
                        f"{PRICES.get(kind)!r}")
     return Board(name=str(data.get("name", source)), territories=tuple(names),

@@ -1,4 +1,4 @@
-"""An automaton's deck (RULES.md section 3, Tier 2 from the Risk Europe solo rules).
+"""An automaton's deck (docs/rules.md section 3, Tier 2 from the Risk Europe solo rules).
 
 Each card is one or two orders, done in the order listed: Siege Assault and Fortify come before
 the card's other half, King Me before its Tax or Spend.

@@ -1,4 +1,5 @@
-"""Dice (RULES.md section 4): every roll is a seeded draw, or a value the table supplies, and is logged.
+"""Dice (docs/rules.md section 4): every roll is a seeded draw, or a value the table
+supplies, and is logged.
 
 A `Dice` is handed to every decision that may need a roll (ties, siege assaults, shuffles), so a
 turn replays exactly from its seed. For physical dice, pass `source`: a callable asked for each

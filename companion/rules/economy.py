@@ -1,4 +1,4 @@
-"""Tax or Spend, placing purchases, Fortify (RULES.md section 3, Tier 2 from the Risk Europe
+"""Tax or Spend, placing purchases, Fortify (docs/rules.md section 3, Tier 2 from the Risk Europe
 solo rules; the purchase itself is the card's table, `purchase.py`)."""
 from __future__ import annotations
 

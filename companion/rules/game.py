@@ -32,7 +32,7 @@ from companion.rules.state import GameState, Player, StateError
 from companion.rules.units import (CASTLE, CHEAPEST_FIRST, CROWN_CARD, FOOTMAN, UNIT_TYPES,
                                    describe, minus, plus, price, take_cheapest, total)
 
-# RULES 3 "Setup": each player's start.
+# docs/rules.md 3 "Setup": each player's start.
 SETUP_COINS = 5
 SETUP_CROWNS = 2
 # Interpretation: each player is dealt this many gold-crown capitals of the map's `start`
@@ -42,8 +42,9 @@ CAPITALS_PER_PLAYER = 2
 
 def new_game(board: Board, players: Sequence[str], dice: Dice,
              automata: Collection[str] | None = None, map_name: str = DEFAULT_MAP) -> GameState:
-    """Solo setup (RULES 3): seats in `players` order (the first holds the first-player token);
-    `automata` = the automaton colours (default: all). Capitals are dealt by die rolls."""
+    """Solo setup (docs/rules.md 3): seats in `players` order (the first holds the
+    first-player token); `automata` = the automaton colours (default: all). Capitals are
+    dealt by die rolls."""
     players = [p.strip().lower() for p in players]
     most = len(board.start) // CAPITALS_PER_PLAYER
     if not players or len(set(players)) != len(players) or len(players) > most:
@@ -159,7 +160,7 @@ def pending_battles(state: GameState, active: str) -> list[str]:
 
 def battle_sides(state: GameState, territory: str) -> tuple[str, str | None, dict[str, int]]:
     """(attacker, defender or None for an empty territory, armies thrown per colour): every
-    unit counts as one army; the defender commits all its units (RULES 1 default)."""
+    unit counts as one army; the defender commits all its units (docs/rules.md 1 default)."""
     t = state.territory(territory)
     if not t.attacker:
         raise StateError(f"{territory}: no battle is pending there")

@@ -1,4 +1,4 @@
-"""Where every cube is, per colour: supply, board, tower, cup (RULES.md section 1, "Accounting").
+"""Where every cube is, per colour: supply, board, tower, cup (docs/rules.md 1, "Accounting").
 
 Per colour, supply + board + tower + cup never changes. The tower cannot be seen; its
 contents follow from what went in and what came out, so a negative stock is not clamped:
@@ -12,8 +12,8 @@ from typing import Iterable, Mapping
 
 from companion.rules.battle import EMPTY_PROVINCE_FARMERS, Battle, Outcome, counts, nonzero
 
-# RULES 1 "Accounting": Shogun and Wallenstein prime the tower at setup with this many cubes
-# of each player and this many farmers; what comes out goes back to the supply.
+# docs/rules.md 1 "Priming the tower": Shogun and Wallenstein prime the tower at setup with
+# this many cubes of each player and this many farmers; what comes out goes back to the supply.
 PRIME_PLAYER_CUBES = 7
 PRIME_FARMER_CUBES = 10
 

@@ -1,7 +1,7 @@
 """Maneuver (card): relocate units between own territories, at most two steps, through own land.
 
 Priority: reinforce the threatened territory with the highest Tax -> reinforce the frontline
-near an enemy city -> reposition. Interpretations (RULES 2 and ours):
+near an enemy city -> reposition. Interpretations (docs/rules.md 2 and ours):
 - threatened = own territory that is disputed, else own territory next to an enemy army;
 - frontline = own territory next to an enemy-owned city (highest city Tax, then fewest own units);
 - reposition = bring an army closer to the nearest city it does not hold;

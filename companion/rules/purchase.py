@@ -39,7 +39,7 @@ WINNING_CROWNS = 7
 class Purchase:
     row: int  # the table row used (0: the Crown Card override)
     buys: Mapping[str, int]
-    spent: int  # price of what is actually bought (RULES 2 Interpretation)
+    spent: int  # price of what is actually bought (docs/rules.md 2 Interpretation)
     coins_left: int
     notes: tuple[str, ...] = ()  # substitutions and shortages, for the log and the text
 

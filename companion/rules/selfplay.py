@@ -1,9 +1,10 @@
 """Self-play: automatons against each other, battles in a simulated tower, invariants checked.
 
-Battles are resolved by the battle engine (`battle.resolve`) on what a
-`companion.rules.tower.TowerModel` lets out (it keeps some thrown cubes and releases earlier
-ones); the `Ledger` accounts every cube. Each figure on the board is one cube; the tower and the tray (cup) hold cubes only.
-After every turn the invariants are checked and a broken one raises InvariantError:
+Battles are resolved by the battle engine (`battle.resolve`) on what a tower model
+(`companion.rules.tower.TowerModel`) lets out (it keeps some thrown cubes and releases earlier
+ones); the `Ledger` accounts every cube. Each figure on the board is one cube; the tower and
+the tray (cup) hold cubes only. After every turn the invariants are checked and a broken one
+raises InvariantError:
 - cube totals per colour never change, no stock is negative, the ledger's tower is the model's;
 - the ledger's board cubes per colour are the figures on the board;
 - no figure in two places: per colour and type, board + supply = the box;

@@ -1,4 +1,4 @@
-"""Siege Assault (RULES.md section 3, Tier 2 from the Risk Europe solo rules).
+"""Siege Assault (docs/rules.md section 3, Tier 2 from the Risk Europe solo rules).
 
 Interpretation (Risk Europe's Siege Assault order): the siege engines of one own, undisputed
 territory fire at an adjacent, undisputed enemy territory, never across a sea line: two dice per

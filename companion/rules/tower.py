@@ -1,4 +1,4 @@
-"""A model of the cube tower's inside, for the simulated tray and for self-play.
+"""A model of the cube tower's inside, for the simulated table, self-play and the odds.
 
 The real tower has baffles on which thrown cubes can lodge; later throws knock
 lodged cubes loose. The model: each thrown cube lodges with probability `keep`;
@@ -6,12 +6,13 @@ each cube already inside is knocked loose with probability `release` per throw.
 Numbers are rough guesses from play (a throw of ~8 cubes leaves one or two inside
 and brings one or two old ones out); they only need to make the accounting work.
 """
+
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 KEEP_PROBABILITY = 0.2
 RELEASE_PROBABILITY = 0.35

@@ -1,4 +1,4 @@
-"""Unit types, their prices and the orders the card ranks them in (RULES.md section 2)."""
+"""Unit types, their prices and the orders the card ranks them in (docs/rules.md section 2)."""
 from __future__ import annotations
 
 from typing import Mapping
@@ -8,11 +8,11 @@ CASTLE, CROWN_CARD = "castle", "crown_card"
 
 UNIT_TYPES = (FOOTMAN, ARCHER, CAVALRY, SIEGE_ENGINE)
 # Card "LEAVE-BEHIND": A. footmen -> B. archers -> C. siege engines -> D. cavalry. The same order
-# is used for losses (RULES 3: "An automaton takes its own losses cheapest first").
+# is used for losses (docs/rules.md 3: "An automaton takes its own losses cheapest first").
 CHEAPEST_FIRST = (FOOTMAN, ARCHER, SIEGE_ENGINE, CAVALRY)
-# RULES 3 "Placing purchases": units are placed best first.
+# docs/rules.md 3 "Placing purchases": units are placed best first.
 BEST_FIRST = (CAVALRY, SIEGE_ENGINE, ARCHER, FOOTMAN)
-# Interpretation (RULES 2): what the automaton pays for what it actually buys.
+# Interpretation (docs/rules.md 2): what the automaton pays for what it actually buys.
 PRICES = {FOOTMAN: 1, ARCHER: 2, CAVALRY: 3, SIEGE_ENGINE: 10, CASTLE: 12, CROWN_CARD: 10}
 
 _SINGULAR = {FOOTMAN: "footman", ARCHER: "archer", CAVALRY: "cavalry", SIEGE_ENGINE: "siege engine",

@@ -22,8 +22,8 @@ APPLIED = "applied"
 CANCELLED = "cancelled"
 UNDONE = "undone"
 OPEN = (WAITING, MOVING, COUNTED)
-# A tower battle, or the priming throw at setup (RULES 1 "Accounting"): the same phases, but
-# what comes out goes back to the supply and nobody wins.
+# A tower battle, or the priming throw at setup (docs/rules.md 1 "Priming the tower"): the
+# same phases, but what comes out goes back to the supply and nobody wins.
 BATTLE, PRIME = "battle", "prime"
 
 # Keys a table may send when declaring a battle (POST /api/battles).

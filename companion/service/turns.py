@@ -4,7 +4,7 @@ Pure helpers over `companion.rules.game`; the TableService commits what they ret
 round goes: every automaton draws its two cards; then, card by card in turn order, each
 player acts (an automaton's decision is shown and said and waits for the table to move the
 pieces and confirm; a person moves and buys on the Game page and presses Next); then the
-round's battles are fought in the order of RULES.md section 3 (the side whose turn it is
+round's battles are fought in the order of docs/rules.md section 3 (the side whose turn it is
 first, then turn order), each declared by the service itself; then the round ends.
 
 The open turn is a plain dict (stored as the `turn` open record, so a restart resumes it):
@@ -12,7 +12,7 @@ The open turn is a plain dict (stored as the `turn` open record, so a restart re
      "player": colour, "card": name, "index": card_index, "actions": [action dicts],
      "text": sentence, "proposed": game dict after the decision (status "waiting")}
 
-With physical dice (RULES.md section 4) a decision is replayed from the values the table has
+With physical dice (docs/rules.md section 4) a decision is replayed from the values the table has
 rolled so far (`"rolls": [n, ...]`); when it needs one more the turn has status "needs_roll"
 and `"roll": {"sides", "reason"}`, and the decided turn lists them as `"table_rolls"`.
 """

@@ -24,6 +24,7 @@ from calibration.errors import CalibrationError
 from companion.errors import CompanionError
 from companion.web import service as app_service
 from companion.web.pages_api import app_config
+from firmware.simtray import SimulatedTray
 
 bp = Blueprint("calibrate", __name__, url_prefix="/calibrate")
 
@@ -152,7 +153,7 @@ def index():
     service = app_service()
     source = getattr(service, "source", None)
     return render_template("calibrate.html", profiles=_profiles(),
-                           demo=hasattr(source, "throw"),
+                           demo=isinstance(source, SimulatedTray),
                            colours=[*app_config().colours.players, app_config().colours.farmer],
                            calibrated=getattr(service, "profile", None) is not None)
 
@@ -186,7 +187,7 @@ def lock():
     focus on the tray), then lock them; the values are stored with the profile and
     restored with it."""
     source = getattr(_service(), "source", None)
-    if hasattr(source, "throw"):
+    if isinstance(source, SimulatedTray):
         return jsonify(controls={}, text="The simulated camera has fixed exposure and white balance: nothing to lock.")
     if not hasattr(source, "relock"):
         return jsonify(controls={}, text="This camera cannot lock exposure and white balance; "
@@ -249,7 +250,7 @@ def _next_settled(service, detector, deadline: float, late: float = 0.0) -> np.n
 @bp.post("/test-drop")
 def test_drop():
     """Count the tray with the draft profile. On the simulated tray the companion empties the
-    tray, throws TEST_DROP cubes of each calibrated colour and reports what really lies in it."""
+    tray, drops TEST_DROP cubes of each calibrated colour and reports what really lies in it."""
     from vision.settle import SettleDetector
     data = _body()
     draft: Profile = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
@@ -258,11 +259,11 @@ def test_drop():
         raise WizardError("a battle is open: confirm or cancel it before a test drop")
     source = service.source
     truth = None
-    if hasattr(source, "throw"):
+    if isinstance(source, SimulatedTray):
         source.clear()
         detector, deadline = SettleDetector(), time.monotonic() + DROP_TIMEOUT
         _next_settled(service, detector, deadline)  # the empty tray, before the drop
-        source.throw({c: TEST_DROP for c in draft.colours})
+        source.drop({c: TEST_DROP for c in draft.colours})
         image = _next_settled(service, detector, deadline, LATE_CUBES)
         truth = {c: n for c, n in sorted(source.contents().items()) if n}
     else:

@@ -1,8 +1,7 @@
-"""The simulated tray: tower accounting, drops in real rendered frames, counted by the real counter."""
+"""The simulated tray: drops in real rendered frames, counted by the real counter."""
 from __future__ import annotations
 
 import logging
-import random
 import time
 
 import pytest
@@ -10,7 +9,6 @@ import pytest
 from firmware.camera import FrameSource, open_source
 from firmware.errors import FirmwareError
 from firmware.simtray import SimulatedTray
-from companion.rules.tower import TowerModel
 
 
 def settle_and_count(tray, counter, detector, max_frames=200):
@@ -41,25 +39,18 @@ def test_drops_are_counted_by_the_vision_counter():
     assert settle_and_count(tray, counter, detector) == {}
     throws = [{"red": 3, "blue": 2, "green": 1}, {"yellow": 2, "purple": 2, "black": 1}, {"red": 4, "blue": 4}]
     for thrown in throws:
-        emerged = tray.throw(thrown)
+        tray.drop(thrown)
         truth = tray.contents()
         counted = settle_and_count(tray, counter, detector)
-        assert counted == truth, f"after throwing {thrown} ({emerged} came out)"
+        assert counted == truth, f"after dropping {thrown}"
         tray.clear()
 
 
-def test_tower_decides_what_comes_out():
-    tower = TowerModel(random.Random(5))
-    twin = TowerModel(random.Random(5))
-    tray = SimulatedTray(seed=2, realtime=False, leftovers={"red": 1}, tower=tower)
+def test_dropped_cubes_join_the_tray_over_time():
+    tray = SimulatedTray(seed=2, realtime=False, leftovers={"red": 1})
     assert tray.contents() == {"red": 1}
-    out = tray.throw({"blue": 6, "green": 2})
-    assert out == twin.throw({"blue": 6, "green": 2})    # exactly the tower model's answer
-    expected = {"red": 1}
-    for c, n in out.items():
-        expected[c] = expected.get(c, 0) + n
-    assert tray.contents() == dict(sorted(expected.items()))
-    assert tray.tower.inside() == twin.inside()
+    tray.drop({"blue": 6, "green": 2, "yellow": 0})
+    assert tray.contents() == {"blue": 6, "green": 2, "red": 1}
     # Cubes arrive over time: none at rest before the first lands, all once the drop ends.
     assert tray.at_rest() == {"red": 1}
     frames = 0
@@ -81,13 +72,13 @@ def test_remove_and_clear():
     assert tray.contents() == {}
 
 
-def test_bad_throws_are_refused():
+def test_bad_drops_are_refused():
     tray = SimulatedTray(seed=1, realtime=False, leftovers={})
     with pytest.raises(FirmwareError, match="no paint for pink"):
-        tray.throw({"pink": 2})
+        tray.drop({"pink": 2})
     with pytest.raises(FirmwareError, match="whole numbers"):
-        tray.throw({"red": -1})
-    assert tray.tower.inside() == {}
+        tray.drop({"red": -1})
+    assert tray.contents() == {}
 
 
 def test_frames_and_clock():

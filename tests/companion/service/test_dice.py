@@ -1,4 +1,4 @@
-"""Physical dice (RULES.md section 4): an automaton decision that needs a roll asks the table,
+"""Physical dice (docs/rules.md section 4): an automaton decision that needs a roll asks the table,
 replays the rolls it was given, keeps them across a restart, and undo takes one back."""
 from __future__ import annotations
 

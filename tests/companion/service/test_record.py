@@ -13,7 +13,7 @@ from companion.record import FORMAT, RecordError, check, export_game, import_gam
 from companion.service.table import TableService
 from companion.store import Store
 from tests.companion.service.test_dice import physical
-from tests.companion.test_battle_cli import companion
+from tests.companion.commands.test_battle_cli import companion
 
 # What the state holds besides the game itself: the camera and the live bus are this process's.
 LIVE = ("events", "camera", "speech", "panel")

@@ -8,7 +8,7 @@ import pytest
 from companion.config import load_config
 from companion.service.table import TableService
 from companion.store import Store
-from tests.companion.test_battle_cli import companion
+from tests.companion.commands.test_battle_cli import companion
 
 BATTLE = {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3},
           "cup": {"yellow": 1}}

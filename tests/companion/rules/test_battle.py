@@ -1,4 +1,4 @@
-"""The tower battle engine against RULES.md section 1 and seed 001."""
+"""The tower battle engine against docs/rules.md section 1 and seed 001."""
 from __future__ import annotations
 
 from collections import Counter

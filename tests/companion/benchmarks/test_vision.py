@@ -1,13 +1,14 @@
 import argparse
 
-from companion.benchmarks.vision import (GREY_FLOORS, KINDS, LENSES, _battle_counts, _set_up,
-                                         accuracy, battles, floor_clicks, floor_name, through_lenses)
+from companion.benchmarks.vision import (LENSES, accuracy, battles, floor_clicks, floor_name,
+                                         through_lenses)
+from companion.tables import GREY_FLOORS, KINDS, battle_counts, set_up
 from firmware.scene.paints import FLOORS
 
 
 def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
-    rng, setup, _ = _set_up(7)
-    draws = [_battle_counts(setup, rng) for _ in range(200)]
+    rng, setup, _ = set_up(7)
+    draws = [battle_counts(setup, rng) for _ in range(200)]
     assert all(set(d) == set(setup.colours) for d in draws)
     paints = [[n for n in d.values() if n] for d in draws]
     assert {len(p) for p in paints} == {2, 3}
