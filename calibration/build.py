@@ -1,4 +1,5 @@
 """Build a calibration profile from one frame, the tray corners and clicks on cubes."""
+
 from __future__ import annotations
 
 import cv2
@@ -57,7 +58,12 @@ def _sample(px: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _check_frame(frame) -> tuple[int, int]:
-    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
+    if (
+        not isinstance(frame, np.ndarray)
+        or frame.ndim != 3
+        or frame.shape[2] != 3
+        or frame.size == 0
+    ):
         raise CalibrationError("calibration needs a BGR colour frame")
     return frame.shape[1], frame.shape[0]
 
@@ -72,9 +78,18 @@ def _clicked_face(image: np.ndarray, point: tuple[float, float]) -> np.ndarray:
     smooth = cv2.medianBlur(image[y0:y1, x0:x1], 3)
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
     # Dark faces get a tighter tolerance: a black cube's top is close to floor in shadow.
-    tol = (float(np.clip(0.12 * smooth[y - y0, x - x0].astype(float).mean(), 4, FACE_TOLERANCE)),) * 3
-    cv2.floodFill(smooth, mask, (x - x0, y - y0), 0, tol, tol,
-                  4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (255 << 8))
+    tol = (
+        float(np.clip(0.12 * smooth[y - y0, x - x0].astype(float).mean(), 4, FACE_TOLERANCE)),
+    ) * 3
+    cv2.floodFill(
+        smooth,
+        mask,
+        (x - x0, y - y0),
+        0,
+        tol,
+        tol,
+        4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (255 << 8),
+    )
     out = np.zeros((h, w), bool)
     out[y0:y1, x0:x1] = mask[1:-1, 1:-1] > 0
     return out
@@ -85,7 +100,7 @@ def _trim(mask: np.ndarray, point, radius: float) -> np.ndarray:
     shadow of the same darkness keeps only the cube's part)."""
     h, w = mask.shape
     yy, xx = np.ogrid[:h, :w]
-    return mask & ((xx - point[0]) ** 2 + (yy - point[1]) ** 2 <= radius ** 2)
+    return mask & ((xx - point[0]) ** 2 + (yy - point[1]) ** 2 <= radius**2)
 
 
 def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
@@ -93,7 +108,7 @@ def fit_area_field(xy: np.ndarray, areas: np.ndarray) -> tuple[float, ...]:
     (x, y from -0.5 to 0.5), damped toward a constant when few cubes were clicked."""
     if len(areas) < 4:
         return (float(np.median(areas)), 0.0, 0.0, 0.0)
-    A = np.column_stack([np.ones(len(xy)), xy[:, 0], xy[:, 1], (xy ** 2).sum(axis=1)])
+    A = np.column_stack([np.ones(len(xy)), xy[:, 0], xy[:, 1], (xy**2).sum(axis=1)])
     damping = np.diag([0.0, 1.0, 1.0, 1.0]) * (0.5 if len(areas) >= 8 else 3.0)
     coef = np.linalg.solve(A.T @ A + damping, A.T @ areas)
     return tuple(float(v) for v in coef)
@@ -154,14 +169,20 @@ def _floor(rect: np.ndarray, exclude: np.ndarray) -> tuple[FloorField, np.ndarra
     for _ in range(3):
         px = image.reshape(-1, 3).astype(np.float32)
         d = np.linalg.norm(px - np.median(px[~exclude.reshape(-1)], axis=0), axis=1)
-        mask = (d <= np.quantile(d[~exclude.reshape(-1)], FLOOR_SHARE)).reshape(rect.shape[:2]) & ~exclude
+        mask = (d <= np.quantile(d[~exclude.reshape(-1)], FLOOR_SHARE)).reshape(
+            rect.shape[:2]
+        ) & ~exclude
         field.fit(rect, mask, step=1)
         image = field.normalise(rect)
     return field, mask
 
 
-def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[float, float]]],
-                  camera_controls: dict | None = None) -> tuple[Profile, QualityReport]:
+def build_profile(
+    frame: np.ndarray,
+    corners_px,
+    samples: dict[str, list[tuple[float, float]]],
+    camera_controls: dict | None = None,
+) -> tuple[Profile, QualityReport]:
     """Profile and quality report from one frame; CalibrationError names any bad input."""
     size = _check_frame(frame)
     try:
@@ -179,8 +200,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
             raise CalibrationError(f"colour {name}: no click given")
         for x, y in pts:
             if not (0 <= x < size[0] and 0 <= y < size[1]):
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the "
-                                       f"{size[0]}x{size[1]} frame")
+                raise CalibrationError(
+                    f"click for {name} at ({x:g},{y:g}) is outside the {size[0]}x{size[1]} frame"
+                )
         points[name] = pts
 
     # The cube size first, on a full-resolution view; then everything else at the scale
@@ -192,9 +214,11 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     for name, pts in points.items():
         for (x, y), (rx, ry) in zip(pts, natural.to_rect(pts)):
             if not (0 <= rx < rect.shape[1] and 0 <= ry < rect.shape[0]):
-                raise CalibrationError(f"click for {name} at ({x:g},{y:g}) is outside the tray corners: click "
-                                       f"the top of a cube on the tray floor away from the walls (against "
-                                       f"the far wall, a cube's top may show over the wall)")
+                raise CalibrationError(
+                    f"click for {name} at ({x:g},{y:g}) is outside the tray corners: click "
+                    f"the top of a cube on the tray floor away from the walls (against "
+                    f"the far wall, a cube's top may show over the wall)"
+                )
             tops.append(np.count_nonzero(_clicked_face(rect, (rx, ry))))
     top_size = float(np.sqrt(np.median(tops)))
     scale = min(1.0, CUBE_PIXELS / max(top_size, 1.0))
@@ -207,7 +231,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     exclude = np.logical_or.reduce([m for ms in raw_faces.values() for m in ms])
     border = np.ones(exclude.shape, bool)
     border[FLOOR_BORDER:-FLOOR_BORDER, FLOOR_BORDER:-FLOOR_BORDER] = False
-    field, floor = _floor(rect, (cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) | border)
+    field, floor = _floor(
+        rect, (cv2.dilate(exclude.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) | border
+    )
     norm = field.normalise(rect)
     floor_px = norm[floor]
     faces = {name: [_clicked_face(norm, p) for p in pts] for name, pts in clicks.items()}
@@ -221,8 +247,10 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     areas = np.array([float(m.sum()) for ms in faces.values() for m in ms])
     side = float(np.sqrt(np.median(areas)))
     for name, masks in faces.items():
-        masks[:] = [_trim(m, p, 0.6 * side) if m.sum() > LEAKED_FACES * side * side else m
-                    for m, p in zip(masks, clicks[name])]
+        masks[:] = [
+            _trim(m, p, 0.6 * side) if m.sum() > LEAKED_FACES * side * side else m
+            for m, p in zip(masks, clicks[name])
+        ]
     colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
     model = ColourModel(floor_px, colour_px)
 
@@ -236,8 +264,9 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
     labels = counter.labels(rect)
     # (the walls' shadows as measured, when deeper than the default: a coarse felt's grain
     # passes for a faint shadow along the walls)
-    floor_light = FloorLightness.measure(norm[floor], model.floor_reference,
-                                         min(counter.shadow_level, DEFAULT_SHADOW))
+    floor_light = FloorLightness.measure(
+        norm[floor], model.floor_reference, min(counter.shadow_level, DEFAULT_SHADOW)
+    )
     score = _outline_scores(counter, frame)
     floor_outline = _floor_outline(score, floor, [p for ps in clicks.values() for p in ps], side)
     for name, pts in points.items():
@@ -245,20 +274,29 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
         face_colours = np.array([np.median(norm[m], axis=0) for m in faces[name]])
         to_floor = model.class_distances(face_colours)[:, 0]
         apart = [floor_light.apart(v) for v in lightness(face_colours)]
-        inside = [min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1
-                  for rx, ry in clicks[name]]
+        inside = [
+            min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1
+            for rx, ry in clicks[name]
+        ]
         for (x, y), outline, d, light, checked in zip(pts, outlines, to_floor, apart, inside):
-            if (checked and d < FLOOR_LIKE and light <= floor_light.needed
-                    and outline <= FLOOR_OUTLINE_MARGIN * floor_outline):
+            if (
+                checked
+                and d < FLOOR_LIKE
+                and light <= floor_light.needed
+                and outline <= FLOOR_OUTLINE_MARGIN * floor_outline
+            ):
                 raise CalibrationError(
                     f"click for {name} at ({x:g},{y:g}) hit the tray floor, not a cube (it has the "
                     f"floor's colour and lightness and no cube's edges round it); click on the "
-                    f"middle of a cube's top")
+                    f"middle of a cube's top"
+                )
 
     # One cube's top and its silhouette: the median over the clicked cubes (a median, so a
     # click on a cube touching others does not inflate them).
     insets = floor_insets(floor_labels(labels))
-    counter = Counter(geometry, model, 1.0, top_size * scale, size, floor_field=field.coef, insets=insets)
+    counter = Counter(
+        geometry, model, 1.0, top_size * scale, size, floor_field=field.coef, insets=insets
+    )
     coarse = counter.resolve(counter.labels(rect))
     comps, _ = find_blobs(coarse, len(model.names), 1.0, top_size * scale)
     silhouettes, tops = {}, []
@@ -271,14 +309,21 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
             if top:
                 tops.append(top)
             if comps[at]:
-                silhouettes.setdefault(comps[at], []).append((top, (np.mean(xs), np.mean(ys)) if top else None))
+                silhouettes.setdefault(comps[at], []).append(
+                    (top, (np.mean(xs), np.mean(ys)) if top else None)
+                )
     if not silhouettes or not tops:
-        raise CalibrationError("no clicked cube stands out from the tray floor; check the clicks and the light")
+        raise CalibrationError(
+            "no clicked cube stands out from the tray floor; check the clicks and the light"
+        )
     top_area = float(np.median(tops))
     # Lone cubes (one click, one top's worth of top) give the silhouette's size across the
     # tray: it grows away from the point below the camera, where more side shows.
-    lone = [(comp, tops_in[0][1]) for comp, tops_in in silhouettes.items()
-            if len(tops_in) == 1 and 0.7 * top_area <= tops_in[0][0] <= 1.3 * top_area]
+    lone = [
+        (comp, tops_in[0][1])
+        for comp, tops_in in silhouettes.items()
+        if len(tops_in) == 1 and 0.7 * top_area <= tops_in[0][0] <= 1.3 * top_area
+    ]
     samples_xy, areas, tops_xy, offsets = [], [], [], []
     for comp, top_xy in lone or [(c, None) for c in silhouettes]:
         ys, xs = np.nonzero(comps == comp)
@@ -289,30 +334,49 @@ def build_profile(frame: np.ndarray, corners_px, samples: dict[str, list[tuple[f
             offsets.append((xs.mean() - top_xy[0], ys.mean() - top_xy[1]))
     cube_area = float(np.median(areas))
     area_field = fit_area_field(np.array(samples_xy), np.array(areas))
-    side_field = fit_side_field(np.array(tops_xy).reshape(-1, 2) - np.array(rect_size) / 2,
-                                np.array(offsets).reshape(-1, 2))
+    side_field = fit_side_field(
+        np.array(tops_xy).reshape(-1, 2) - np.array(rect_size) / 2, np.array(offsets).reshape(-1, 2)
+    )
     cube_size = float(np.sqrt(top_area))
-    outline_strength = _outline_strength(Counter(geometry, model, cube_area, cube_size, size, floor_field=field.coef),
-                                         frame, [p for pts in points.values() for p in pts])
+    outline_strength = _outline_strength(
+        Counter(geometry, model, cube_area, cube_size, size, floor_field=field.coef),
+        frame,
+        [p for pts in points.values() for p in pts],
+    )
 
     w, h = size
     profile = Profile(
         frame_size=size,
         corners=tuple((float(x) / w, float(y) / h) for x, y in corners),
-        rect_size=rect_size, cube_size=cube_size, cube_area=cube_area,
-        floor_pixels=floor_px, colour_pixels=colour_px,
+        rect_size=rect_size,
+        cube_size=cube_size,
+        cube_area=cube_area,
+        floor_pixels=floor_px,
+        colour_pixels=colour_px,
         clicks={n: tuple((float(x) / w, float(y) / h) for x, y in p) for n, p in points.items()},
-        floor_field=tuple(float(v) for v in field.coef), shadow_level=counter.shadow_level,
-        floor_insets=insets, area_field=area_field, side_field=side_field, outline_strength=outline_strength,
-        camera_controls=dict(camera_controls or {}))
-    warnings = [] if side_field else [
-        "fewer than two cubes standing alone were clicked, so where cubes show their sides is not known and "
-        "more counts of piles will be doubted; click two or more loose cubes in different parts of the tray"]
+        floor_field=tuple(float(v) for v in field.coef),
+        shadow_level=counter.shadow_level,
+        floor_insets=insets,
+        area_field=area_field,
+        side_field=side_field,
+        outline_strength=outline_strength,
+        camera_controls=dict(camera_controls or {}),
+    )
+    warnings = (
+        []
+        if side_field
+        else [
+            "fewer than two cubes standing alone were clicked, so where cubes show their sides is not known and "
+            "more counts of piles will be doubted; click two or more loose cubes in different parts of the tray"
+        ]
+    )
     like_shadow = frozenset(model.names[k - 1] for k in counter.dark_colours)
     return profile, quality_report(model, colour_px, cube_size, warnings, like_shadow, floor_light)
 
 
-def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED) -> Counter:
+def make_counter(
+    profile: Profile, frame_size: tuple[int, int], learned: tuple[str, ...] = LEARNED
+) -> Counter:
     """A counter for frames of `frame_size` (width, height), at any resolution, using the
     shipped forests named in `learned` and rules instead of the others (to grow them
     again): "counts" (vision.split), "dark" (vision.dark), "net" (vision.net, with "counts"),
@@ -321,14 +385,24 @@ def make_counter(profile: Profile, frame_size: tuple[int, int], learned: tuple[s
     try:
         corners = check_corners(corners, frame_size)
     except VisionError as e:
-        raise CalibrationError(f"calibration does not fit a {frame_size[0]}x{frame_size[1]} frame: {e}") from None
+        raise CalibrationError(
+            f"calibration does not fit a {frame_size[0]}x{frame_size[1]} frame: {e}"
+        ) from None
     model = ColourModel(profile.floor_pixels, profile.colour_pixels)
-    return Counter(TrayGeometry(corners, tuple(profile.rect_size)), model, profile.cube_area,
-                   profile.cube_size, frame_size, floor_field=profile.floor_field or None,
-                   shadow_level=profile.shadow_level, insets=profile.floor_insets or None,
-                   area_field=profile.area_field or None, side_field=profile.side_field or None,
-                   outline_strength=profile.outline_strength,
-                   forest=count_forest() if "counts" in learned else None,
-                   judge=dark_forest() if "dark" in learned else None,
-                   net=count_net() if "net" in learned else None,
-                   dark_net=dark_net() if "darknet" in learned else None)
+    return Counter(
+        TrayGeometry(corners, tuple(profile.rect_size)),
+        model,
+        profile.cube_area,
+        profile.cube_size,
+        frame_size,
+        floor_field=profile.floor_field or None,
+        shadow_level=profile.shadow_level,
+        insets=profile.floor_insets or None,
+        area_field=profile.area_field or None,
+        side_field=profile.side_field or None,
+        outline_strength=profile.outline_strength,
+        forest=count_forest() if "counts" in learned else None,
+        judge=dark_forest() if "dark" in learned else None,
+        net=count_net() if "net" in learned else None,
+        dark_net=dark_net() if "darknet" in learned else None,
+    )

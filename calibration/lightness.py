@@ -6,6 +6,7 @@ little lighter than the lit floor (vision.colour). So a black top on a light gre
 passes for floor by colour; its lightness tells it apart when it is darker than any shadow
 the floor shows, by clearly more than the floor's own spread.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,9 +47,9 @@ def needed(*spreads: float) -> float:
 
 @dataclass(frozen=True)
 class FloorLightness:
-    lit: float       # median L* of the lit floor
-    spread: float    # its robust standard deviation
-    shadow: float    # L* of the floor in the deepest cast shadow the counter expects
+    lit: float  # median L* of the lit floor
+    spread: float  # its robust standard deviation
+    shadow: float  # L* of the floor in the deepest cast shadow the counter expects
 
     @classmethod
     def measure(cls, floor_pixels: np.ndarray, reference, shadow_level: float) -> FloorLightness:

@@ -9,6 +9,7 @@ Colours that differ from the floor or from each other mainly in lightness (black
 and white on a grey tray) are also given their lightness difference in CIE L* units, and
 whether it tells them apart (calibration.lightness).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,21 +39,22 @@ MAINLY_LIGHTNESS = 0.5
 class ColourQuality:
     colour: str
     samples: int
-    spread: float            # RMS deviation of its samples from its mean, BGR levels
-    nearest: str | None      # nearest other colour
-    to_nearest: float        # its separation from that colour, tolerance units
-    to_tray: float           # separation from the tray floor (and its shadows)
-    like_shadow: bool        # its lit tops pass for the floor in shadow (vision.counter: dark colours)
+    spread: float  # RMS deviation of its samples from its mean, BGR levels
+    nearest: str | None  # nearest other colour
+    to_nearest: float  # its separation from that colour, tolerance units
+    to_tray: float  # separation from the tray floor (and its shadows)
+    like_shadow: bool  # its lit tops pass for the floor in shadow (vision.counter: dark colours)
 
 
 @dataclass(frozen=True)
 class LightnessPair:
     """Two classes that differ mainly in lightness: a colour and the tray floor (`second`
     None; lightness from the floor, lit or in its deepest shadow) or two colours."""
+
     first: str
     second: str | None
-    apart: float             # L* units
-    needed: float            # L* units that tell them apart (calibration.lightness.needed)
+    apart: float  # L* units
+    needed: float  # L* units that tell them apart (calibration.lightness.needed)
 
     @property
     def enough(self) -> bool:
@@ -61,8 +63,10 @@ class LightnessPair:
     def line(self) -> str:
         other = self.second or "the tray floor (lit or in shadow)"
         verdict = "enough" if self.enough else "too little to tell them apart by lightness"
-        return (f"lightness {self.first} / {other}: {self.apart:.1f} L* apart "
-                f"(needs {self.needed:.1f}), {verdict}")
+        return (
+            f"lightness {self.first} / {other}: {self.apart:.1f} L* apart "
+            f"(needs {self.needed:.1f}), {verdict}"
+        )
 
 
 @dataclass(frozen=True)
@@ -76,25 +80,46 @@ class QualityReport:
         out = [f"cube size on the rectified floor: {self.cube_size:.1f} px"]
         for q in self.colours:
             near = f"{q.to_nearest:5.1f} from {q.nearest}" if q.nearest else "  (only colour)"
-            out.append(f"{q.colour:>10}: {q.samples:4d} px sampled, spread {q.spread:4.1f}, "
-                       f"separation {near}, {q.to_tray:5.1f} from the tray")
+            out.append(
+                f"{q.colour:>10}: {q.samples:4d} px sampled, spread {q.spread:4.1f}, "
+                f"separation {near}, {q.to_tray:5.1f} from the tray"
+            )
         out += [pair.line() for pair in self.lightness]
         out += [f"warning: {w}" for w in self.warnings]
         return out
 
     def to_dict(self) -> dict:
-        return {"cube_size": round(self.cube_size, 2), "warnings": list(self.warnings),
-                "colours": [{"colour": q.colour, "samples": q.samples, "spread": round(q.spread, 2),
-                             "nearest": q.nearest, "to_nearest": round(q.to_nearest, 2),
-                             "to_tray": round(q.to_tray, 2), "like_shadow": q.like_shadow}
-                            for q in self.colours],
-                "lightness": [{"first": p.first, "second": p.second, "apart": round(p.apart, 1),
-                               "needed": round(p.needed, 1), "enough": p.enough}
-                              for p in self.lightness]}
+        return {
+            "cube_size": round(self.cube_size, 2),
+            "warnings": list(self.warnings),
+            "colours": [
+                {
+                    "colour": q.colour,
+                    "samples": q.samples,
+                    "spread": round(q.spread, 2),
+                    "nearest": q.nearest,
+                    "to_nearest": round(q.to_nearest, 2),
+                    "to_tray": round(q.to_tray, 2),
+                    "like_shadow": q.like_shadow,
+                }
+                for q in self.colours
+            ],
+            "lightness": [
+                {
+                    "first": p.first,
+                    "second": p.second,
+                    "apart": round(p.apart, 1),
+                    "needed": round(p.needed, 1),
+                    "enough": p.enough,
+                }
+                for p in self.lightness
+            ],
+        }
 
 
-def lightness_pairs(model: ColourModel, colour_pixels: dict[str, np.ndarray],
-                    floor: FloorLightness) -> list[LightnessPair]:
+def lightness_pairs(
+    model: ColourModel, colour_pixels: dict[str, np.ndarray], floor: FloorLightness
+) -> list[LightnessPair]:
     """The colour/floor and colour/colour pairs that differ mainly in lightness, with their
     lightness difference."""
     names = model.names
@@ -108,16 +133,21 @@ def lightness_pairs(model: ColourModel, colour_pixels: dict[str, np.ndarray],
         if np.linalg.norm(mid[n][1:] - floor_ab) < MAINLY_LIGHTNESS * apart:
             pairs.append(LightnessPair(n, None, apart, needed(floor.spread, spreads[n])))
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             apart = abs(float(mid[a][0] - mid[b][0]))
             if np.linalg.norm(mid[a][1:] - mid[b][1:]) < MAINLY_LIGHTNESS * apart:
                 pairs.append(LightnessPair(a, b, apart, needed(spreads[a], spreads[b])))
     return pairs
 
 
-def quality_report(model: ColourModel, colour_pixels: dict[str, np.ndarray], cube_size: float,
-                   warnings: list[str] | None = None, like_shadow: frozenset[str] = frozenset(),
-                   floor: FloorLightness | None = None) -> QualityReport:
+def quality_report(
+    model: ColourModel,
+    colour_pixels: dict[str, np.ndarray],
+    cube_size: float,
+    warnings: list[str] | None = None,
+    like_shadow: frozenset[str] = frozenset(),
+    floor: FloorLightness | None = None,
+) -> QualityReport:
     """The report on a colour model; `like_shadow`: the colours whose lit tops pass for the
     floor in shadow (the counter finds their cubes by outline, and misses more of them);
     `floor`: the floor's lightness, for the pairs that differ mainly in lightness."""
@@ -134,18 +164,30 @@ def quality_report(model: ColourModel, colour_pixels: dict[str, np.ndarray], cub
         others = [(float(sep[j + 1]), names[j]) for j in range(len(names)) if j != k]
         to_nearest, nearest = min(others) if others else (float("inf"), None)
         spread = float(np.sqrt(((px - px.mean(axis=0)) ** 2).sum(axis=1).mean()))
-        rows.append(ColourQuality(name, len(px), spread, nearest, to_nearest, to_tray, name in like_shadow))
-        if nearest is not None and to_nearest < PAIR_CLOSE and frozenset((name, nearest)) not in warned:
+        rows.append(
+            ColourQuality(name, len(px), spread, nearest, to_nearest, to_tray, name in like_shadow)
+        )
+        if (
+            nearest is not None
+            and to_nearest < PAIR_CLOSE
+            and frozenset((name, nearest)) not in warned
+        ):
             warned.add(frozenset((name, nearest)))
-            warnings.append(f"{name} and {nearest} are too close to tell apart reliably "
-                            f"(separation {to_nearest:.1f}); use cubes of more different colours or better light")
+            warnings.append(
+                f"{name} and {nearest} are too close to tell apart reliably "
+                f"(separation {to_nearest:.1f}); use cubes of more different colours or better light"
+            )
         if name in like_shadow:
             # (on the 224 tables above: its count right in 93-97% of the scenes, 99% elsewhere)
-            warnings.append(f"{name} looks like the tray floor in shadow (separation {to_tray:.1f}): {name} cubes "
-                            f"under or against other cubes may be missed, and the count then often says it is "
-                            f"not sure; a tray floor of a clear colour (green, blue, brown, wood) avoids it")
+            warnings.append(
+                f"{name} looks like the tray floor in shadow (separation {to_tray:.1f}): {name} cubes "
+                f"under or against other cubes may be missed, and the count then often says it is "
+                f"not sure; a tray floor of a clear colour (green, blue, brown, wood) avoids it"
+            )
         elif to_tray < TRAY_CLOSE:
-            warnings.append(f"{name} is close to the tray floor colour (separation {to_tray:.1f}); "
-                            f"its cubes may be missed")
+            warnings.append(
+                f"{name} is close to the tray floor colour (separation {to_tray:.1f}); "
+                f"its cubes may be missed"
+            )
     pairs = lightness_pairs(model, colour_pixels, floor) if floor is not None else []
     return QualityReport(rows, cube_size, warnings, pairs)

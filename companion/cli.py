@@ -1,4 +1,5 @@
 """The `companion` command: one subcommand per module in `companion.commands`."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,8 +15,21 @@ from vision.errors import VisionError
 # Subcommand name -> module in companion.commands (dashes become underscores; a Python keyword
 # gets a trailing underscore: `import` is import_.py).
 COMMANDS = (
-    "serve", "config", "battle", "odds", "automaton", "simulate", "export", "import",
-    "calibrate", "count", "watch", "bench", "train", "doctor", "panel-test",
+    "serve",
+    "config",
+    "battle",
+    "odds",
+    "automaton",
+    "simulate",
+    "export",
+    "import",
+    "calibrate",
+    "count",
+    "watch",
+    "bench",
+    "train",
+    "doctor",
+    "panel-test",
 )
 
 # Errors that are the user's to fix: printed as one line, never as a traceback.
@@ -26,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
         description="Tower Companion: counts the cubes under a cube tower, resolves battles, "
-                    "runs the solo automaton.")
+        "runs the solo automaton.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = name.replace("-", "_") + "_" * keyword.iskeyword(name)

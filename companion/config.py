@@ -3,6 +3,7 @@
 Every value knows where it came from (default, file, environment or command line),
 so `companion config` can say why the service does what it does.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -52,18 +53,20 @@ class PanelConfig:
     # "auto": real GPIO when present, else gpiozero's MockFactory (mirrored on the page).
     mode: str = "auto"
     # BCM pin numbers, by role.
-    pins: dict[str, int] = field(default_factory=lambda: {
-        "led_ready": 5,
-        "led_counting": 6,
-        "led_attention": 13,
-        "led_attacker_won": 19,
-        "led_held": 26,
-        "led_devastated": 21,
-        "button_arm": 17,
-        "button_confirm": 27,
-        "button_recount": 22,
-        "button_next": 23,
-    })
+    pins: dict[str, int] = field(
+        default_factory=lambda: {
+            "led_ready": 5,
+            "led_counting": 6,
+            "led_attention": 13,
+            "led_attacker_won": 19,
+            "led_held": 26,
+            "led_devastated": 21,
+            "button_arm": 17,
+            "button_confirm": 27,
+            "button_recount": 22,
+            "button_next": 23,
+        }
+    )
     # Seconds a button is held for its secondary action.
     long_press: float = 1.0
 
@@ -123,15 +126,18 @@ _RANGES = {
 }
 
 
-def load_config(path: str | os.PathLike | None = None,
-                overrides: dict[str, Any] | None = None) -> tuple[Config, dict[str, str]]:
+def load_config(
+    path: str | os.PathLike | None = None, overrides: dict[str, Any] | None = None
+) -> tuple[Config, dict[str, str]]:
     """Return the effective configuration and, per dotted key, where its value came from.
 
     `path` None means $TOWER_COMPANION_CONFIG, else the user's config file if it exists.
     `overrides` are command-line values by dotted key ("web.port", "data_dir").
     """
     explicit = path is not None or CONFIG_ENV in os.environ
-    file_path = Path(path if path is not None else os.environ.get(CONFIG_ENV, default_config_path()))
+    file_path = Path(
+        path if path is not None else os.environ.get(CONFIG_ENV, default_config_path())
+    )
     raw: dict[str, Any] = {}
     if file_path.exists():
         raw = _read_toml(file_path)
@@ -183,7 +189,9 @@ def _flatten(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     flat = {}
     for name, value in raw.items():
         if name not in sections:
-            raise ConfigError(f"{path}: unknown key {name!r} (known: {', '.join(sorted(sections))})")
+            raise ConfigError(
+                f"{path}: unknown key {name!r} (known: {', '.join(sorted(sections))})"
+            )
         if name == "data_dir":
             flat[name] = value
             continue
@@ -208,12 +216,15 @@ def _build(values: dict[str, Any], origins: dict[str, str], path: Path) -> Confi
         default_section = getattr(base, section)
         known = {f.name: f for f in dataclasses.fields(default_section)}
         if key not in known:
-            raise ConfigError(f"{path}: [{section}] unknown key {key!r} "
-                              f"(known: {', '.join(sorted(known))})")
-        sections.setdefault(section, {})[key] = _check(section, key, value,
-                                                      getattr(default_section, key), origin)
-    kwargs: dict[str, Any] = {name: dataclasses.replace(getattr(base, name), **items)
-                              for name, items in sections.items()}
+            raise ConfigError(
+                f"{path}: [{section}] unknown key {key!r} (known: {', '.join(sorted(known))})"
+            )
+        sections.setdefault(section, {})[key] = _check(
+            section, key, value, getattr(default_section, key), origin
+        )
+    kwargs: dict[str, Any] = {
+        name: dataclasses.replace(getattr(base, name), **items) for name, items in sections.items()
+    }
     if "data_dir" in values:
         kwargs["data_dir"] = str(Path(values["data_dir"]).expanduser())
     config = dataclasses.replace(base, **kwargs)
@@ -245,13 +256,17 @@ def _check(section: str, key: str, value: Any, default: Any, origin: str) -> Any
             raise ConfigError(f"{where}: expected a table of role = pin, got {value!r}")
         unknown = sorted(set(value) - set(default))
         if unknown:
-            raise ConfigError(f"{where}: unknown role {unknown[0]!r} (known: {', '.join(sorted(default))})")
+            raise ConfigError(
+                f"{where}: unknown role {unknown[0]!r} (known: {', '.join(sorted(default))})"
+            )
         for role, pin in value.items():
             if isinstance(pin, bool) or not isinstance(pin, int):
                 raise ConfigError(f"{where}.{role}: expected a BCM pin number, got {pin!r}")
         value = {**default, **value}
     if (section, key) in _CHOICES and value not in _CHOICES[section, key]:
-        raise ConfigError(f"{where}: expected one of {', '.join(_CHOICES[section, key])}, got {value!r}")
+        raise ConfigError(
+            f"{where}: expected one of {', '.join(_CHOICES[section, key])}, got {value!r}"
+        )
     if (section, key) in _RANGES:
         low, high = _RANGES[section, key]
         if not low <= value <= high:
@@ -263,7 +278,9 @@ def _check(section: str, key: str, value: Any, default: Any, origin: str) -> Any
 
 def _check_colours(colours: ColourConfig, path: Path) -> None:
     if len(set(colours.players)) != len(colours.players):
-        raise ConfigError(f"{path}: [colours] players: a colour is named twice: {list(colours.players)}")
+        raise ConfigError(
+            f"{path}: [colours] players: a colour is named twice: {list(colours.players)}"
+        )
     if colours.farmer in colours.players:
         raise ConfigError(f"{path}: [colours] farmer: {colours.farmer!r} is also a player colour")
     if len(colours.players) < 2:

@@ -9,6 +9,7 @@ the store holds exactly those rows, so the game continues where it stood.
 
 A file is checked completely before anything is written; a wrong one changes nothing.
 """
+
 from __future__ import annotations
 
 import base64
@@ -26,8 +27,15 @@ FORMAT = "tower-companion-game"
 VERSION = 1
 # Each table's columns and their JSON types.
 COLUMNS = {
-    "steps": {"id": int, "time": (int, float), "kind": str, "text": str, "game": (dict, type(None)),
-              "ledger": (dict, type(None)), "data": dict},
+    "steps": {
+        "id": int,
+        "time": (int, float),
+        "kind": str,
+        "text": str,
+        "game": (dict, type(None)),
+        "ledger": (dict, type(None)),
+        "data": dict,
+    },
     "battles": {"id": int, "data": dict, "image": (str, type(None))},
     "events": {"id": int, "time": (int, float), "kind": str, "text": str, "data": dict},
     "open": {"name": str, "data": (dict, list, str, int, float, bool, type(None))},
@@ -61,8 +69,10 @@ def import_game(store: Store, rows: dict[str, list[dict]], force: bool = False) 
     if not force:
         busy = in_progress(store)
         if busy:
-            raise RecordError(f"{busy}: nothing was changed; import with --force (on the page: "
-                              "tick \"replace the game in progress\") to replace it")
+            raise RecordError(
+                f"{busy}: nothing was changed; import with --force (on the page: "
+                'tick "replace the game in progress") to replace it'
+            )
     with store.transaction() as tx:
         tx.replace_rows(rows)
 
@@ -71,13 +81,15 @@ def check(record: Any) -> dict[str, list[dict]]:
     """The file's rows, checked (types, ids, that each game, ledger and battle loads); images
     decoded. Raises RecordError naming the first problem."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise RecordError(f"not a Tower Companion game file (expected \"format\": \"{FORMAT}\")")
+        raise RecordError(f'not a Tower Companion game file (expected "format": "{FORMAT}")')
     version = record.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise RecordError(f"version: expected a whole number, got {version!r}")
     if version > VERSION:
-        raise RecordError(f"written by a newer Tower Companion (format version {version}, this "
-                          f"one reads {VERSION}): upgrade this companion to import it")
+        raise RecordError(
+            f"written by a newer Tower Companion (format version {version}, this "
+            f"one reads {VERSION}): upgrade this companion to import it"
+        )
     if version < 1:
         raise RecordError(f"version: {version} is not a game file version")
     rows = {}
@@ -96,14 +108,16 @@ def check(record: Any) -> dict[str, list[dict]]:
             turns.load(step["game"])
             Ledger(**(step["ledger"] or {})).totals()
         except Exception as e:  # any way a stored game or ledger fails to load is the file's
-            raise RecordError(f"steps[{n}] (step {step['id']}): its game or ledger does not load: "
-                              f"{e}") from None
+            raise RecordError(
+                f"steps[{n}] (step {step['id']}): its game or ledger does not load: {e}"
+            ) from None
     for n, battle in enumerate(rows["battles"]):
         try:
             BattleRecord.from_dict(battle["data"]).into_tower
         except Exception as e:
-            raise RecordError(f"battles[{n}] (battle {battle['id']}): not a battle record: "
-                              f"{e}") from None
+            raise RecordError(
+                f"battles[{n}] (battle {battle['id']}): not a battle record: {e}"
+            ) from None
         if battle["image"] is not None:
             try:
                 battle["image"] = base64.b64decode(battle["image"], validate=True)
@@ -123,6 +137,7 @@ def _row(table: str, n: int, row: Any, columns: dict) -> dict:
             raise RecordError(f"{table}[{n}]: missing key {column!r}")
         value = row[column]
         if isinstance(value, bool) and kind in (int, (int, float)) or not isinstance(value, kind):
-            raise RecordError(f"{table}[{n}].{column}: unexpected {type(value).__name__} "
-                              f"{str(value)[:40]!r}")
+            raise RecordError(
+                f"{table}[{n}].{column}: unexpected {type(value).__name__} {str(value)[:40]!r}"
+            )
     return dict(row)

@@ -6,6 +6,7 @@ is afterwards (conquered: the attacker; held: the defender) and lost by the othe
 one is counted apart for both sides (nobody holds the province). A corrected count shows what the camera counted last (from the
 announcement log) beside what the table confirmed.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -29,19 +30,33 @@ def game_summary(store: Store) -> dict[str, Any] | None:
     first = starts[-1]
     game = steps[-1].game or {}
     records = {b["id"]: b for b in store.battles(limit=EVERY)}
-    players = {c: {"automaton": p["automaton"], "crowns": p["crowns"], "won": 0, "lost": 0,
-                   "devastated": 0} for c, p in game.get("players", {}).items()}
+    players = {
+        c: {
+            "automaton": p["automaton"],
+            "crowns": p["crowns"],
+            "won": 0,
+            "lost": 0,
+            "devastated": 0,
+        }
+        for c, p in game.get("players", {}).items()
+    }
     battles, corrected = 0, []
     counted = _camera_counts(store)
-    for step in steps[first + 1:]:
+    for step in steps[first + 1 :]:
         data = records.get(step.data.get("battle"))
         if data is None or data.get("emerged") is None:
             continue
         record = BattleRecord.from_dict(data)
         if record.corrected:
-            corrected.append({"battle": record.id, "kind": record.kind,
-                              "territory": record.territory,
-                              "counted": counted.get(record.id), "confirmed": dict(record.emerged)})
+            corrected.append(
+                {
+                    "battle": record.id,
+                    "kind": record.kind,
+                    "territory": record.territory,
+                    "counted": counted.get(record.id),
+                    "confirmed": dict(record.emerged),
+                }
+            )
         if record.kind != BATTLE:
             continue
         battles += 1
@@ -60,13 +75,22 @@ def game_summary(store: Store) -> dict[str, Any] | None:
         into.update(throw.thrown)
         out.update(throw.emerged)
     tower = (steps[-1].ledger or {}).get("tower", {})
-    return {"winner": game.get("winner"), "round": game.get("round"),
-            "finished": bool(game.get("winner")), "map": game.get("map"), "players": players,
-            "battles": battles,
-            "tower": {"throws": len(thrown), "thrown": sum(into.values()),
-                      "emerged": sum(out.values()), "inside": {c: n for c, n in tower.items() if n},
-                      "stickiness": estimate(thrown).to_dict()},
-            "corrected": corrected}
+    return {
+        "winner": game.get("winner"),
+        "round": game.get("round"),
+        "finished": bool(game.get("winner")),
+        "map": game.get("map"),
+        "players": players,
+        "battles": battles,
+        "tower": {
+            "throws": len(thrown),
+            "thrown": sum(into.values()),
+            "emerged": sum(out.values()),
+            "inside": {c: n for c, n in tower.items() if n},
+            "stickiness": estimate(thrown).to_dict(),
+        },
+        "corrected": corrected,
+    }
 
 
 def _camera_counts(store: Store) -> dict[int, dict[str, int]]:

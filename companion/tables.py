@@ -20,8 +20,11 @@ BATTLE_KINDS = KINDS[:3]
 # Tray floors the generator does not draw at random (linear RGB, as firmware.scene's FLOORS,
 # whose "grey" is a mid grey): black paint on the light one, white on the dark ones differ
 # from the floor mainly in lightness. Their set-ups have white cubes besides the six paints.
-GREY_FLOORS = {"light grey": (0.40, 0.40, 0.41), "dark grey": (0.045, 0.045, 0.047),
-               "black": (0.018, 0.018, 0.019)}
+GREY_FLOORS = {
+    "light grey": (0.40, 0.40, 0.41),
+    "dark grey": (0.045, 0.045, 0.047),
+    "black": (0.018, 0.018, 0.019),
+}
 GREY_FLOOR_COLOURS = DEFAULT_COLOURS + ("white",)
 
 
@@ -34,7 +37,9 @@ def set_up(seed: int, floor: str | None = None):
         setup = random_setup(rng)
     else:
         setup = random_setup(rng, GREY_FLOOR_COLOURS)
-        setup = replace(setup, tray=replace(setup.tray, floor=GREY_FLOORS[floor], floor_texture="felt"))
+        setup = replace(
+            setup, tray=replace(setup.tray, floor=GREY_FLOORS[floor], floor_texture="felt")
+        )
     counts = {c: int(rng.integers(1, 3)) for c in setup.colours}
     return rng, setup, render(setup, layout(setup, counts, "scattered", rng), rng)
 
@@ -74,7 +79,10 @@ def draw_scene(setup, kind, rng, battle: bool = False):
 
 
 def calibrated(
-    seed: int, learned: tuple[str, ...] = LEARNED, lens: Lens | None = None, floor: str | None = None
+    seed: int,
+    learned: tuple[str, ...] = LEARNED,
+    lens: Lens | None = None,
+    floor: str | None = None,
 ):
     """A set-up's generator, the set-up, and a counter calibrated on its frame, as `lens`
     shows it (raises CalibrationError when calibration refuses it); `floor`: see set_up."""

@@ -3,6 +3,7 @@ before, what came out, for every applied battle and priming; and a battle's odds
 
 Read from the step history (the undo stack), so an undone battle is not a throw.
 """
+
 from __future__ import annotations
 
 from companion.rules.odds import Odds, battle_odds
@@ -27,9 +28,13 @@ def throws(store: Store, before_step: int | None = None, since_step: int = 0) ->
         record = records.get(step.data.get("battle"))
         if record is None or record.get("emerged") is None:
             continue
-        found.append(Throw(thrown=BattleRecord.from_dict(record).into_tower,
-                           inside=(previous.ledger or {}).get("tower", {}),
-                           emerged=record["emerged"]))
+        found.append(
+            Throw(
+                thrown=BattleRecord.from_dict(record).into_tower,
+                inside=(previous.ledger or {}).get("tower", {}),
+                emerged=record["emerged"],
+            )
+        )
     return found
 
 
@@ -38,8 +43,10 @@ def record_odds(store: Store, record: BattleRecord) -> Odds | None:
     from the steps before it (an applied battle) or the latest step. None for the priming."""
     if record.kind != BATTLE:
         return None
-    before = [s for s in store.steps(limit=EVERY)
-              if record.step_id is None or s.id < record.step_id]
+    before = [
+        s for s in store.steps(limit=EVERY) if record.step_id is None or s.id < record.step_id
+    ]
     inside = (before[-1].ledger or {}).get("tower", {}) if before else {}
-    return battle_odds(record.battle({}), inside, estimate(throws(store, record.step_id)),
-                       seed=record.id)
+    return battle_odds(
+        record.battle({}), inside, estimate(throws(store, record.step_id)), seed=record.id
+    )

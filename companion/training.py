@@ -12,6 +12,7 @@ as the count forest and the judge, each row with its patch. The tables come from
 seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'. For the count
 forest and net each table also gives battle trays (BATTLES).
 """
+
 from __future__ import annotations
 
 import functools
@@ -52,7 +53,7 @@ def _blob_of(counter, comps: np.ndarray, centre) -> int:
     if 0 <= y < h and 0 <= x < w and comps[y, x]:
         return int(comps[y, x])
     r = int(counter.cube_size / 2)
-    near = comps[max(0, y - r):max(0, y + r + 1), max(0, x - r):max(0, x + r + 1)]
+    near = comps[max(0, y - r) : max(0, y + r + 1), max(0, x - r) : max(0, x + r + 1)]
     near = near[near > 0]
     return int(np.bincount(near).argmax()) if len(near) else 0
 
@@ -71,16 +72,35 @@ def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nd
         units = [counter.silhouette(b.centre) for b in blobs]
         pixels = blob_pixels(blobs, comps, coarse, n, counter.top_area)
         counts = rule_counts(blobs, pixels, n, counter.top_area, units, counter.dim_colours)
-        found, where = feature_rows(blobs, pixels, n, counter.top_area, units, counter.dim_colours, counts,
-                                    counter.shadow_gaps(), [counter.sides(b.centre) for b in blobs])
+        found, where = feature_rows(
+            blobs,
+            pixels,
+            n,
+            counter.top_area,
+            units,
+            counter.dim_colours,
+            counts,
+            counter.shadow_gaps(),
+            [counter.sides(b.centre) for b in blobs],
+        )
         owner = [(_blob_of(counter, comps, cube.centre), cube.colour) for cube in scene.cubes]
         for row, (i, c) in zip(found, where):
             rows.append(row)
             truth.append(min(MOST, owner.count((blobs[i].index, counter.model.names[c - 1]))))
             rules.append(counts[i].get(c, (0, 0.0))[0])
         if patches:
-            seen.append(blob_patches(blobs, comps, coarse, counter.light(rect), n, counter.top_area, where,
-                                     [counter.sides(b.centre) for b in blobs]))
+            seen.append(
+                blob_patches(
+                    blobs,
+                    comps,
+                    coarse,
+                    counter.light(rect),
+                    n,
+                    counter.top_area,
+                    where,
+                    [counter.sides(b.centre) for b in blobs],
+                )
+            )
     return np.array(rows), np.array(truth, int), np.array(rules, int), np.concatenate(seen)
 
 
@@ -102,7 +122,9 @@ def dark_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nda
         cubes = counter.geometry.to_rect([c.centre for c in scene.cubes if c.colour == name])
         centres = [p.centre for p, _ in survey.candidates]
         rows.append(survey.rows)
-        truth += _matched(centres, [s == OUTLINE for _, s in survey.candidates], cubes, MATCH * counter.cube_size)
+        truth += _matched(
+            centres, [s == OUTLINE for _, s in survey.candidates], cubes, MATCH * counter.cube_size
+        )
         if patches:
             seen.append(dark_patches(survey.view, centres))
     rows = np.concatenate(rows)
@@ -113,8 +135,11 @@ def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> l
     """1 for the candidates that are true cubes: nearest pairs first, each cube is taken by
     at most one outline candidate and one other (the counter merges an outline with the
     cube found by pixels round it)."""
-    pairs = sorted((float(np.hypot(*(np.asarray(c) - cube))), i, j)
-                   for i, c in enumerate(centres) for j, cube in enumerate(cubes))
+    pairs = sorted(
+        (float(np.hypot(*(np.asarray(c) - cube))), i, j)
+        for i, c in enumerate(centres)
+        for j, cube in enumerate(cubes)
+    )
     labels, taken = [0] * len(centres), set()
     for distance, i, j in pairs:
         if distance > reach:
@@ -126,9 +151,12 @@ def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> l
 
 
 # What each model learns from: rows of a table, and their features.
-MODELS = {"counts": (table_rows, FEATURES), "dark": (dark_rows, DARK_FEATURES),
-          "net": (functools.partial(table_rows, patches=True), FEATURES),
-          "darknet": (functools.partial(dark_rows, patches=True), DARK_FEATURES)}
+MODELS = {
+    "counts": (table_rows, FEATURES),
+    "dark": (dark_rows, DARK_FEATURES),
+    "net": (functools.partial(table_rows, patches=True), FEATURES),
+    "darknet": (functools.partial(dark_rows, patches=True), DARK_FEATURES),
+}
 # The nets among them, and the classes each learns: counts 0..MOST, or cube or not.
 NETS = {"net": MOST + 1, "darknet": 2}
 
@@ -144,15 +172,27 @@ def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarr
     return tuple(np.concatenate(a) for a in zip(*parts))
 
 
-def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int, workers: int, output,
-          out=print, epochs: int = EPOCHS) -> Forest | Net:
+def train(
+    model: str,
+    setups: int,
+    check: int,
+    seed: int,
+    trees: int,
+    depth: int,
+    workers: int,
+    output,
+    out=print,
+    epochs: int = EPOCHS,
+) -> Forest | Net:
     """Grow the `model` forest ("counts" or "dark") or net ("net" or "darknet"; see
     MODELS) on `setups` tables, report its row accuracy against the rules' on `check`
     further tables, and save it to `output`. `trees`, `depth`: the forest's; `epochs`: the net's passes."""
     start = time.perf_counter()
     rows, truth, *more = dataset(model, seed, setups, workers)
-    out(f"{len(rows)} rows from {setups} tables (seeds {seed}..{seed + setups - 1}) "
-        f"in {time.perf_counter() - start:.0f} s")
+    out(
+        f"{len(rows)} rows from {setups} tables (seeds {seed}..{seed + setups - 1}) "
+        f"in {time.perf_counter() - start:.0f} s"
+    )
     if not len(rows):
         raise CompanionError(f"no rows to learn from in {setups} tables: take more")
     start = time.perf_counter()
@@ -161,14 +201,22 @@ def train(model: str, setups: int, check: int, seed: int, trees: int, depth: int
         out(f"grown: {epochs} passes, in {time.perf_counter() - start:.0f} s")
     else:
         learnt = grow(rows, truth, trees=trees, depth=depth)
-        out(f"grown: {trees} trees, {len(learnt.feature)} nodes, in {time.perf_counter() - start:.0f} s")
+        out(
+            f"grown: {trees} trees, {len(learnt.feature)} nodes, in {time.perf_counter() - start:.0f} s"
+        )
     if check:
         rows, truth, rules, *more = dataset(model, seed + setups, check, workers)
         if len(rows):
-            got = learnt.proba(more[0], rows).argmax(axis=1) if model in NETS else learnt.predict(rows)[0]
-            out(f"check ({check} more tables, {len(rows)} rows): right by the rules "
+            got = (
+                learnt.proba(more[0], rows).argmax(axis=1)
+                if model in NETS
+                else learnt.predict(rows)[0]
+            )
+            out(
+                f"check ({check} more tables, {len(rows)} rows): right by the rules "
                 f"{100 * np.mean(rules == truth):.1f}%, by the {'net' if model in NETS else 'forest'} "
-                f"{100 * np.mean(got == truth):.1f}%")
+                f"{100 * np.mean(got == truth):.1f}%"
+            )
         else:
             out(f"check ({check} more tables): no rows to check on")
     learnt.save(output)

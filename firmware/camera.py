@@ -3,15 +3,17 @@
 Everything downstream (settle detection, counting, the MJPEG stream) reads `Frame`s from a
 `FrameSource` and never learns which device is behind it.
 """
+
 from __future__ import annotations
 
 import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -38,9 +40,9 @@ class EndOfStream(CameraLost):
 
 @dataclass(frozen=True)
 class Frame:
-    image: np.ndarray   # BGR uint8, height x width x 3
-    timestamp: float    # seconds; monotonic clock for live cameras, media time for files
-    index: int          # 0, 1, 2 ... in the order this source delivered them
+    image: np.ndarray  # BGR uint8, height x width x 3
+    timestamp: float  # seconds; monotonic clock for live cameras, media time for files
+    index: int  # 0, 1, 2 ... in the order this source delivered them
 
     @property
     def size(self) -> tuple[int, int]:
@@ -99,8 +101,8 @@ class LiveSource(SourceBase):
         self._cond = threading.Condition()
         self._image: np.ndarray | None = None
         self._stamp = 0.0
-        self._seq = 0          # frames grabbed
-        self._taken = 0        # last sequence number handed out
+        self._seq = 0  # frames grabbed
+        self._taken = 0  # last sequence number handed out
         self._index = 0
         self._error: BaseException | None = None
         self._stop = threading.Event()
@@ -162,9 +164,18 @@ class LiveSource(SourceBase):
             self._thread.join(timeout=1.0)
 
 
-def open_source(spec: str, width: int = 640, height: int = 480, fps: int = 15, loop: bool = False, *,
-                realtime: bool = False, controls: dict | None = None, retry: bool = True,
-                seed: int | None = None) -> FrameSource:
+def open_source(
+    spec: str,
+    width: int = 640,
+    height: int = 480,
+    fps: int = 15,
+    loop: bool = False,
+    *,
+    realtime: bool = False,
+    controls: dict | None = None,
+    retry: bool = True,
+    seed: int | None = None,
+) -> FrameSource:
     """Open a frame source by its configuration name.
 
     spec: "auto" (Pi camera, else the first USB camera, else the simulated tray; the choice
@@ -183,20 +194,27 @@ def open_source(spec: str, width: int = 640, height: int = 480, fps: int = 15, l
         return _open_auto(width, height, fps, controls=controls, retry=retry, seed=seed)
     if spec == "sim":
         from firmware.simtray import SimulatedTray
+
         return SimulatedTray(width=width, height=height, fps=fps, seed=seed)
     if spec == "picamera":
         return _picamera(width, height, fps, controls, retry)
     if spec.startswith("usb:"):
         number = spec[4:]
         if not number.isdigit():
-            raise FirmwareError(f"camera source {spec!r}: expected usb:N with N a camera number, e.g. usb:0")
+            raise FirmwareError(
+                f"camera source {spec!r}: expected usb:N with N a camera number, e.g. usb:0"
+            )
         from firmware.usbcam import UsbCamera
+
         return _live(lambda: UsbCamera(int(number), width, height, fps), retry)
     path = Path(spec).expanduser()
     if not path.exists():
-        raise FirmwareError(f"camera source {spec!r}: no such file or folder "
-                            f"(expected auto, picamera, usb:N, sim, a video file or an image folder)")
+        raise FirmwareError(
+            f"camera source {spec!r}: no such file or folder "
+            f"(expected auto, picamera, usb:N, sim, a video file or an image folder)"
+        )
     from firmware.files import ImageFolderSource, VideoFileSource
+
     if path.is_dir():
         return ImageFolderSource(path, fps=fps, loop=loop, realtime=realtime)
     return VideoFileSource(path, fps=fps, loop=loop, realtime=realtime)
@@ -208,11 +226,13 @@ def _live(opener: Callable[[], FrameSource], retry: bool) -> FrameSource:
     if not retry:
         return source
     from firmware.retry import RetryingSource
+
     return RetryingSource(opener, first=source)
 
 
 def _picamera(width: int, height: int, fps: int, controls: dict | None, retry: bool) -> FrameSource:
     from firmware.picam import PiCameraSource
+
     first = PiCameraSource(width, height, fps, controls=controls)
     if not retry:
         return first
@@ -226,19 +246,25 @@ def _picamera(width: int, height: int, fps: int, controls: dict | None, retry: b
     return source
 
 
-def _open_auto(width: int, height: int, fps: int, *, controls: dict | None, retry: bool,
-               seed: int | None) -> FrameSource:
+def _open_auto(
+    width: int, height: int, fps: int, *, controls: dict | None, retry: bool, seed: int | None
+) -> FrameSource:
     from firmware.picam import camera_count
+
     if camera_count() > 0:
         log.info("camera source auto: using the Pi camera")
         return _picamera(width, height, fps, controls, retry)
     number = first_usb_camera()
     if number is not None:
         from firmware.usbcam import UsbCamera
+
         log.info("camera source auto: no Pi camera; using USB camera %d", number)
         return _live(lambda: UsbCamera(number, width, height, fps), retry)
     from firmware.simtray import SimulatedTray
-    log.warning("camera source auto: no Pi camera and no USB camera found; using the simulated tray")
+
+    log.warning(
+        "camera source auto: no Pi camera and no USB camera found; using the simulated tray"
+    )
     return SimulatedTray(width=width, height=height, fps=fps, seed=seed)
 
 
@@ -250,6 +276,7 @@ def first_usb_camera() -> int | None:
     warnings, so only devices that exist are tried.
     """
     from firmware.usbcam import probe
+
     for number in usb_video_devices():
         if probe(number):
             return number

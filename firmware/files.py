@@ -3,6 +3,7 @@
 Timestamps are media time (frame number / frame rate), so a recording gives the same
 settle times however fast it is read.
 """
+
 from __future__ import annotations
 
 import re
@@ -49,7 +50,9 @@ class _Recorded(SourceBase):
 class VideoFileSource(_Recorded):
     """A video file; `fps` is used only when the file does not say its own frame rate."""
 
-    def __init__(self, path: str | Path, fps: float = 15, loop: bool = False, realtime: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, fps: float = 15, loop: bool = False, realtime: bool = False
+    ) -> None:
         self.path = Path(path)
         self._capture = self._open()
         own = self._capture.get(cv2.CAP_PROP_FPS)
@@ -93,15 +96,20 @@ class ImageFolderSource(_Recorded):
     (the card or disk went away), one that cannot be decoded is bad input.
     """
 
-    def __init__(self, path: str | Path, fps: float = 15, loop: bool = False, realtime: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, fps: float = 15, loop: bool = False, realtime: bool = False
+    ) -> None:
         self.path = Path(path)
         if not self.path.is_dir():
             raise FirmwareError(f"{self.path}: no such folder")
-        self.files = sorted((p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES),
-                            key=_natural_key)
+        self.files = sorted(
+            (p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key
+        )
         if not self.files:
-            raise FirmwareError(f"{self.path}: no images in the folder "
-                                f"(looked for {', '.join(sorted(IMAGE_SUFFIXES))})")
+            raise FirmwareError(
+                f"{self.path}: no images in the folder "
+                f"(looked for {', '.join(sorted(IMAGE_SUFFIXES))})"
+            )
         super().__init__(str(self.path), fps, loop, realtime)
         self._next = 0
         self._closed = False

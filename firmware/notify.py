@@ -5,6 +5,7 @@ and with `WatchdogSec=` it restarts the service when WATCHDOG=1 stops arriving. 
 service's main loop pings, so a hung loop, not just a dead process, gets restarted.
 Outside systemd ($NOTIFY_SOCKET unset) every call is a quiet no-op.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,13 +17,13 @@ def notify(*fields: str) -> bool:
     address = os.environ.get("NOTIFY_SOCKET")
     if not address or not fields:
         return False
-    if address.startswith("@"):           # abstract namespace socket
+    if address.startswith("@"):  # abstract namespace socket
         address = "\0" + address[1:]
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
             sock.sendto("\n".join(fields).encode(), address)
     except OSError:
-        return False                      # systemd gone (shutting down): nothing to tell
+        return False  # systemd gone (shutting down): nothing to tell
     return True
 
 

@@ -14,12 +14,13 @@ secondary one (fired when the hold time is reached, so the table feels it happen
 
 LEDs: ready, counting, attention (status) and attacker_won, held, devastated (outcome).
 """
+
 from __future__ import annotations
 
 import logging
 import threading
 import warnings
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from firmware.errors import FirmwareError
 
@@ -30,10 +31,14 @@ BUTTONS = ("arm", "confirm", "recount", "next")
 ROLES = tuple(f"led_{name}" for name in LEDS) + tuple(f"button_{name}" for name in BUTTONS)
 # (button, long press) -> command the service acts on.
 COMMANDS = {
-    ("arm", False): "arm", ("arm", True): "cancel",
-    ("confirm", False): "confirm", ("confirm", True): "repeat",
-    ("recount", False): "recount", ("recount", True): "undo",
-    ("next", False): "next", ("next", True): "skip",
+    ("arm", False): "arm",
+    ("arm", True): "cancel",
+    ("confirm", False): "confirm",
+    ("confirm", True): "repeat",
+    ("recount", False): "recount",
+    ("recount", True): "undo",
+    ("next", False): "next",
+    ("next", True): "skip",
 }
 # BCM numbers of the GPIOs on the Pi's 40-pin header (0 and 1 are the HAT EEPROM's I2C).
 USABLE_PINS = range(2, 28)
@@ -42,13 +47,13 @@ OUTCOMES = ("attacker_won", "held", "devastated")
 # What the status LEDs do in each phase of the table service: "on", "off", "blink" (slow,
 # waiting for the table) or "fast" (something is wrong).
 PHASES: dict[str, dict[str, str]] = {
-    "idle":        {"ready": "on",    "counting": "off",   "attention": "off"},
-    "armed":       {"ready": "blink", "counting": "off",   "attention": "off"},
-    "counting":    {"ready": "off",   "counting": "blink", "attention": "off"},
-    "result":      {"ready": "off",   "counting": "on",    "attention": "off"},
-    "attention":   {"ready": "off",   "counting": "off",   "attention": "blink"},
-    "camera_lost": {"ready": "off",   "counting": "off",   "attention": "fast"},
-    "off":         {"ready": "off",   "counting": "off",   "attention": "off"},
+    "idle": {"ready": "on", "counting": "off", "attention": "off"},
+    "armed": {"ready": "blink", "counting": "off", "attention": "off"},
+    "counting": {"ready": "off", "counting": "blink", "attention": "off"},
+    "result": {"ready": "off", "counting": "on", "attention": "off"},
+    "attention": {"ready": "off", "counting": "off", "attention": "blink"},
+    "camera_lost": {"ready": "off", "counting": "off", "attention": "fast"},
+    "off": {"ready": "off", "counting": "off", "attention": "off"},
 }
 BLINK = {"blink": (0.5, 0.5), "fast": (0.1, 0.1)}
 
@@ -88,6 +93,7 @@ def gpio_factory():
     """gpiozero's default pin factory for this machine, or None where there is no GPIO."""
     from gpiozero import Device
     from gpiozero.exc import BadPinFactory
+
     try:
         with warnings.catch_warnings():
             # gpiozero warns once per factory it could not load; the result says it all.
@@ -98,7 +104,7 @@ def gpio_factory():
     return Device.pin_factory
 
 
-def make_panel(mode: str, pins: Mapping[str, int], long_press: float = 1.0) -> "Panel":
+def make_panel(mode: str, pins: Mapping[str, int], long_press: float = 1.0) -> Panel:
     """The panel for a configuration's [panel] mode.
 
     "gpio": real pins (error where there are none); "mock": gpiozero's MockFactory;
@@ -106,13 +112,16 @@ def make_panel(mode: str, pins: Mapping[str, int], long_press: float = 1.0) -> "
     touches GPIO; the page need not show it).
     """
     from gpiozero.pins.mock import MockFactory
+
     if mode not in ("auto", "gpio", "mock", "off"):
         raise FirmwareError(f"panel mode {mode!r}: expected auto, gpio, mock or off")
     factory = gpio_factory() if mode in ("auto", "gpio") else None
     if factory is None:
         if mode == "gpio":
-            raise FirmwareError("panel mode gpio: this machine has no usable GPIO (on a Pi: install "
-                                "python3-lgpio and add the user to the gpio group)")
+            raise FirmwareError(
+                "panel mode gpio: this machine has no usable GPIO (on a Pi: install "
+                "python3-lgpio and add the user to the gpio group)"
+            )
         if mode == "auto":
             log.info("panel: no GPIO on this machine; running on gpiozero's MockFactory")
         return Panel(pins, long_press, MockFactory(), mode="off" if mode == "off" else "mock")
@@ -120,10 +129,12 @@ def make_panel(mode: str, pins: Mapping[str, int], long_press: float = 1.0) -> "
 
 
 class Panel:
-    def __init__(self, pins: Mapping[str, int], long_press: float = 1.0, pin_factory=None,
-                 mode: str = "mock") -> None:
+    def __init__(
+        self, pins: Mapping[str, int], long_press: float = 1.0, pin_factory=None, mode: str = "mock"
+    ) -> None:
         from gpiozero import LED, Button
         from gpiozero.pins.mock import MockFactory
+
         self.pins = validate_pins(pins)
         self.long_press = long_press
         self.factory = pin_factory if pin_factory is not None else MockFactory()
@@ -144,8 +155,13 @@ class Panel:
                     self._leds[name] = LED(self.pins[f"led_{name}"], pin_factory=self.factory)
             for name in BUTTONS:
                 if f"button_{name}" in self.pins:
-                    button = Button(self.pins[f"button_{name}"], pull_up=True, bounce_time=None,
-                                    hold_time=long_press, pin_factory=self.factory)
+                    button = Button(
+                        self.pins[f"button_{name}"],
+                        pull_up=True,
+                        bounce_time=None,
+                        hold_time=long_press,
+                        pin_factory=self.factory,
+                    )
                     button.when_held = lambda name=name: self._on_held(name)
                     button.when_released = lambda name=name: self._on_released(name)
                     self._buttons[name] = button
@@ -161,7 +177,7 @@ class Panel:
         self._emit(name, True)
 
     def _on_released(self, name: str) -> None:
-        if name in self._held:          # the long press already fired at the hold time
+        if name in self._held:  # the long press already fired at the hold time
             self._held.discard(name)
             return
         self._emit(name, False)
@@ -169,7 +185,10 @@ class Panel:
     def _emit(self, name: str, long: bool) -> None:
         log.info("panel: %s %s press", name, "long" if long else "short")
         # Runs on gpiozero's event thread: an error in a callback must not kill the panel.
-        for callback, args in ((self.when_button, (name, long)), (self.when_command, (COMMANDS[name, long],))):
+        for callback, args in (
+            (self.when_button, (name, long)),
+            (self.when_command, (COMMANDS[name, long],)),
+        ):
             if callback is None:
                 continue
             try:
@@ -237,7 +256,9 @@ class Panel:
 
     def leds(self) -> dict[str, bool]:
         """Which LEDs are lit right now (a blinking one alternates)."""
-        return {name: bool(self._leds[name].is_lit) if name in self._leds else False for name in LEDS}
+        return {
+            name: bool(self._leds[name].is_lit) if name in self._leds else False for name in LEDS
+        }
 
     def led_modes(self) -> dict[str, str]:
         """What each LED is doing: "on", "off", "blink" or "fast" (for the page to animate)."""

@@ -11,6 +11,7 @@ next start, so the camera sees the tray as it did when it was calibrated.
 picamera2's "RGB888" format is, despite its name, laid out B, G, R in memory: exactly
 OpenCV's BGR, so frames need no conversion.
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,17 +26,19 @@ log = logging.getLogger(__name__)
 
 # The controls that fix what the camera sees; a calibration stores exactly these.
 LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
-SETTLE_SECONDS = 2.0    # upper bound for auto exposure / white balance to converge
-SETTLE_FRAMES = 4       # consecutive frames whose exposure/gains agree within 2%
-AF_MANUAL = 0           # libcamera's AfModeEnum.Manual: the lens stays at LensPosition
+SETTLE_SECONDS = 2.0  # upper bound for auto exposure / white balance to converge
+SETTLE_FRAMES = 4  # consecutive frames whose exposure/gains agree within 2%
+AF_MANUAL = 0  # libcamera's AfModeEnum.Manual: the lens stays at LensPosition
 
 
 def _picamera2():
     try:
         from picamera2 import Picamera2
     except ImportError:
-        raise FirmwareError("picamera2 is not installed (on Raspberry Pi OS: sudo apt install "
-                            "python3-picamera2, and create the venv with --system-site-packages)") from None
+        raise FirmwareError(
+            "picamera2 is not installed (on Raspberry Pi OS: sudo apt install "
+            "python3-picamera2, and create the venv with --system-site-packages)"
+        ) from None
     return Picamera2
 
 
@@ -53,30 +56,42 @@ def camera_count() -> int:
 
 
 class PiCameraSource(LiveSource):
-    def __init__(self, width: int = 640, height: int = 480, fps: int = 15, *,
-                 controls: dict | None = None, camera_num: int = 0,
-                 settle_seconds: float = SETTLE_SECONDS) -> None:
+    def __init__(
+        self,
+        width: int = 640,
+        height: int = 480,
+        fps: int = 15,
+        *,
+        controls: dict | None = None,
+        camera_num: int = 0,
+        settle_seconds: float = SETTLE_SECONDS,
+    ) -> None:
         super().__init__("picamera" if camera_num == 0 else f"picamera:{camera_num}")
         Picamera2 = _picamera2()
         cameras = Picamera2.global_camera_info()
         if not cameras:
-            raise FirmwareError("picamera: no camera connected (check the ribbon cable, its "
-                                "orientation, and that the camera is enabled)")
+            raise FirmwareError(
+                "picamera: no camera connected (check the ribbon cable, its "
+                "orientation, and that the camera is enabled)"
+            )
         if camera_num >= len(cameras):
             raise FirmwareError(f"picamera: no camera {camera_num}; libcamera sees {len(cameras)}")
         self.model = cameras[camera_num].get("Model", "unknown")
         try:
             self._camera = Picamera2(camera_num)
         except Exception as e:  # e.g. the camera is held by another process
-            raise FirmwareError(f"picamera: the {self.model} camera is present but cannot be opened: {e} "
-                                f"(is another program using it?)") from None
+            raise FirmwareError(
+                f"picamera: the {self.model} camera is present but cannot be opened: {e} "
+                f"(is another program using it?)"
+            ) from None
         try:
             # FrameDurationLimits (microseconds) rather than picamera2's newer FrameRate
             # shorthand, so older Raspberry Pi OS releases work too.
             frame_us = int(1_000_000 / fps)
             config = self._camera.create_video_configuration(
                 main={"size": (width, height), "format": "RGB888"},
-                controls={"FrameDurationLimits": (frame_us, frame_us)})
+                controls={"FrameDurationLimits": (frame_us, frame_us)},
+            )
             self._camera.configure(config)
             self._camera.start()
             self._focusing = "AfMode" in self._camera.camera_controls
@@ -104,17 +119,24 @@ class PiCameraSource(LiveSource):
         while time.monotonic() < deadline:
             metadata = self._camera.capture_metadata()
             red, blue = metadata.get("ColourGains", (0.0, 0.0))
-            history.append((metadata.get("ExposureTime", 0), metadata.get("AnalogueGain", 0.0), red, blue))
+            history.append(
+                (metadata.get("ExposureTime", 0), metadata.get("AnalogueGain", 0.0), red, blue)
+            )
             recent = history[-SETTLE_FRAMES:]
             if len(recent) == SETTLE_FRAMES and all(
-                    max(v) - min(v) <= 0.02 * max(max(v), 1e-9) for v in zip(*recent)):
+                max(v) - min(v) <= 0.02 * max(max(v), 1e-9) for v in zip(*recent)
+            ):
                 break
         else:
-            log.warning("picamera: exposure and white balance still changing after %g s; locking anyway",
-                        seconds)
+            log.warning(
+                "picamera: exposure and white balance still changing after %g s; locking anyway",
+                seconds,
+            )
         if not all(name in metadata for name in LOCKED_CONTROLS):
-            raise FirmwareError(f"picamera: the camera does not report {', '.join(LOCKED_CONTROLS)}; "
-                                f"cannot lock exposure and white balance")
+            raise FirmwareError(
+                f"picamera: the camera does not report {', '.join(LOCKED_CONTROLS)}; "
+                f"cannot lock exposure and white balance"
+            )
         locked = {name: metadata[name] for name in LOCKED_CONTROLS}
         if self._focusing and "LensPosition" in metadata:
             locked["LensPosition"] = metadata["LensPosition"]
@@ -123,8 +145,10 @@ class PiCameraSource(LiveSource):
     def _focus(self) -> None:
         """One autofocus cycle on what the camera sees (the tray); the lens stays where it ends."""
         if not self._camera.autofocus_cycle():
-            log.warning("picamera: autofocus found no sharp picture of the tray; the lens stays where "
-                        "its scan ended (a Camera Module 3 focuses from 10 cm: is the tray in view?)")
+            log.warning(
+                "picamera: autofocus found no sharp picture of the tray; the lens stays where "
+                "its scan ended (a Camera Module 3 focuses from 10 cm: is the tray in view?)"
+            )
 
     def relock(self, settle_seconds: float = SETTLE_SECONDS) -> dict:
         """Let exposure and white balance adapt to the light as it is now (and a focusing
@@ -142,16 +166,23 @@ class PiCameraSource(LiveSource):
         locked); returns the values set (JSON-ready)."""
         missing = [name for name in LOCKED_CONTROLS if name not in controls]
         if missing:
-            raise FirmwareError(f"picamera: stored camera controls lack {', '.join(missing)}; "
-                                f"recalibrate to store them again")
+            raise FirmwareError(
+                f"picamera: stored camera controls lack {', '.join(missing)}; "
+                f"recalibrate to store them again"
+            )
         red, blue = controls["ColourGains"]
-        locked = {"ExposureTime": int(controls["ExposureTime"]),
-                  "AnalogueGain": float(controls["AnalogueGain"]),
-                  "ColourGains": [float(red), float(blue)]}
-        settings = {"AeEnable": False, "AwbEnable": False,
-                    "ExposureTime": locked["ExposureTime"],
-                    "AnalogueGain": locked["AnalogueGain"],
-                    "ColourGains": (locked["ColourGains"][0], locked["ColourGains"][1])}
+        locked = {
+            "ExposureTime": int(controls["ExposureTime"]),
+            "AnalogueGain": float(controls["AnalogueGain"]),
+            "ColourGains": [float(red), float(blue)],
+        }
+        settings = {
+            "AeEnable": False,
+            "AwbEnable": False,
+            "ExposureTime": locked["ExposureTime"],
+            "AnalogueGain": locked["AnalogueGain"],
+            "ColourGains": (locked["ColourGains"][0], locked["ColourGains"][1]),
+        }
         # (a fixed-focus camera has no such controls: a stored lens position is not for it)
         if self._focusing:
             if "LensPosition" in controls:

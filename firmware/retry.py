@@ -4,11 +4,12 @@ A camera counts as lost when it raises, or when it has delivered nothing for `si
 seconds (by default: for a whole read's timeout, the configured camera timeout). The status ("ok" / "lost") and its detail are kept for the panel and the page,
 and reported through `on_status` the moment they change.
 """
+
 from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from firmware.camera import CameraLost, EndOfStream, Frame, FrameSource, FrameTimeout, SourceBase
 
@@ -18,10 +19,17 @@ StatusCallback = Callable[[str, str], None]
 
 
 class RetryingSource(SourceBase):
-    def __init__(self, opener: Callable[[], FrameSource], *, first: FrameSource | None = None,
-                 silence: float | None = None, backoff: float = 0.5, max_backoff: float = 30.0,
-                 on_status: StatusCallback | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        opener: Callable[[], FrameSource],
+        *,
+        first: FrameSource | None = None,
+        silence: float | None = None,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        on_status: StatusCallback | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._opener = opener
         self._source = first if first is not None else opener()
         self._last = self._source
@@ -33,7 +41,7 @@ class RetryingSource(SourceBase):
         self._clock = clock
         self.status = "ok"
         self.detail = f"{self.name}: delivering"
-        self.attempts = 0          # reopen attempts since the camera was lost
+        self.attempts = 0  # reopen attempts since the camera was lost
         self._delay = backoff
         self._next_attempt = 0.0
         self._last_frame = clock()
@@ -62,7 +70,9 @@ class RetryingSource(SourceBase):
                     raise
                 except FrameTimeout as e:
                     if self._clock() >= limit:
-                        self._lose(f"no frame for {timeout if self.silence is None else self.silence:g} s")
+                        self._lose(
+                            f"no frame for {timeout if self.silence is None else self.silence:g} s"
+                        )
                     elif self._clock() >= deadline:
                         raise CameraLost(str(e)) from None
                 except CameraLost as e:
@@ -70,7 +80,10 @@ class RetryingSource(SourceBase):
                 else:
                     self._last_frame = self._clock()
                     if self.status != "ok":
-                        self._set("ok", f"{self.name}: back after {self._last_frame - self._lost_at:.1f} s")
+                        self._set(
+                            "ok",
+                            f"{self.name}: back after {self._last_frame - self._lost_at:.1f} s",
+                        )
                     frame = Frame(frame.image, frame.timestamp, self._index)
                     self._index += 1
                     return frame

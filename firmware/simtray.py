@@ -8,6 +8,7 @@ read, so the demo runs the real settle detection and counting on real images.
 Realtime (the demo): frames come at `fps` on the monotonic clock, like a camera. Not realtime
 (tests, benchmarks): each read is the next frame at once, stamped with simulated time.
 """
+
 from __future__ import annotations
 
 import logging
@@ -15,14 +16,23 @@ import math
 import random
 import threading
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from firmware.camera import CameraLost, Frame, SourceBase
 from firmware.errors import FirmwareError
-from firmware.scene import DEFAULT_COLOURS, CubePose, DropPlan, counts_of, draw, layout, plan_drop, \
-    random_setup, render
+from firmware.scene import (
+    DEFAULT_COLOURS,
+    CubePose,
+    DropPlan,
+    counts_of,
+    draw,
+    layout,
+    plan_drop,
+    random_setup,
+    render,
+)
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +40,18 @@ log = logging.getLogger(__name__)
 class SimulatedTray(SourceBase):
     name = "sim"
 
-    def __init__(self, width: int = 640, height: int = 480, fps: float = 15, seed: int | None = None, *,
-                 realtime: bool = True, colours: Sequence[str] = DEFAULT_COLOURS,
-                 leftovers: Mapping[str, int] | None = None, hands: bool | None = False) -> None:
+    def __init__(
+        self,
+        width: int = 640,
+        height: int = 480,
+        fps: float = 15,
+        seed: int | None = None,
+        *,
+        realtime: bool = True,
+        colours: Sequence[str] = DEFAULT_COLOURS,
+        leftovers: Mapping[str, int] | None = None,
+        hands: bool | None = False,
+    ) -> None:
         """leftovers: cubes lying in the tray at the start (None: two or three at random).
         hands: whether a player's hand may reach into the tray during a drop (None: at random).
         """
@@ -43,8 +62,8 @@ class SimulatedTray(SourceBase):
         self.fps = float(fps)
         self.realtime = realtime
         self.hands = hands
-        self._rng = np.random.default_rng(self.seed)           # table, layouts, throws
-        self._noise = np.random.default_rng(self.seed + 1)     # sensor noise per frame
+        self._rng = np.random.default_rng(self.seed)  # table, layouts, throws
+        self._noise = np.random.default_rng(self.seed + 1)  # sensor noise per frame
         self.setup = random_setup(self._rng, tuple(colours))
         if leftovers is None:
             picks = self._rng.choice(list(colours), size=int(self._rng.integers(2, 4)))
@@ -59,8 +78,12 @@ class SimulatedTray(SourceBase):
         self._closed = False
         # Room light flickers a little, as under mains lighting.
         self._beat, self._phase = self._rng.uniform(0.3, 2.0), self._rng.uniform(0, 2 * math.pi)
-        log.info("simulated tray: no camera, rendered frames of a pretend tray (seed %d, %dx%d, %g fps)",
-                 self.seed, *self.size, self.fps)
+        log.info(
+            "simulated tray: no camera, rendered frames of a pretend tray (seed %d, %dx%d, %g fps)",
+            self.seed,
+            *self.size,
+            self.fps,
+        )
 
     # --- the clock -------------------------------------------------------------------
 
@@ -85,19 +108,24 @@ class SimulatedTray(SourceBase):
         """Let cubes (those that came out of the tower) fall into the tray from the next frame."""
         unknown = sorted(set(counts) - set(self.setup.colours))
         if unknown:
-            raise FirmwareError(f"simulated tray: no paint for {', '.join(unknown)} "
-                                f"(colours: {', '.join(self.setup.colours)})")
+            raise FirmwareError(
+                f"simulated tray: no paint for {', '.join(unknown)} "
+                f"(colours: {', '.join(self.setup.colours)})"
+            )
         bad = {c: n for c, n in counts.items() if not isinstance(n, int) or n < 0}
         if bad:
-            raise FirmwareError(f"simulated tray: cube counts must be whole numbers >= 0, got {bad}")
+            raise FirmwareError(
+                f"simulated tray: cube counts must be whole numbers >= 0, got {bad}"
+            )
         with self._lock:
             now = self._now()
             # A drop during a drop: the earlier cubes land at once.
             self._before, self._plan = self._rests(), None
             falling = {c: n for c, n in counts.items() if n}
             if falling:
-                self._plan = plan_drop(self.setup, self._before, falling, self._rng,
-                                       hand=self.hands)
+                self._plan = plan_drop(
+                    self.setup, self._before, falling, self._rng, hand=self.hands
+                )
                 self._plan_start = now
         log.info("simulated tray: dropped %s", falling)
 
@@ -111,11 +139,16 @@ class SimulatedTray(SourceBase):
             have = counts_of(self._before)
             short = {c: n for c, n in counts.items() if n > have.get(c, 0)}
             if short:
-                raise FirmwareError("simulated tray: cannot remove " + ", ".join(
-                    f"{n} {c} (the tray holds {have.get(c, 0)})" for c, n in sorted(short.items())))
+                raise FirmwareError(
+                    "simulated tray: cannot remove "
+                    + ", ".join(
+                        f"{n} {c} (the tray holds {have.get(c, 0)})"
+                        for c, n in sorted(short.items())
+                    )
+                )
             left = dict(counts)
             keep = []
-            for pose in sorted(self._before, key=lambda p: (p.level == 1 and not p.leaning)):
+            for pose in sorted(self._before, key=lambda p: p.level == 1 and not p.leaning):
                 if left.get(pose.colour, 0) > 0:
                     left[pose.colour] -= 1
                 else:
@@ -150,9 +183,14 @@ class SimulatedTray(SourceBase):
     def dropping(self) -> bool:
         """Whether thrown cubes are still on their way (in the chute, falling or sliding)."""
         with self._lock:
-            return self._plan is not None and self._now() - self._plan_start < self._plan.last_movement()
+            return (
+                self._plan is not None
+                and self._now() - self._plan_start < self._plan.last_movement()
+            )
 
-    def calibration_clicks(self, per_colour: int = 1) -> tuple[np.ndarray, dict[str, list[tuple[float, float]]]]:
+    def calibration_clicks(
+        self, per_colour: int = 1
+    ) -> tuple[np.ndarray, dict[str, list[tuple[float, float]]]]:
         """Set the tray up as a user calibrating would, and return their clicks.
 
         The tray is emptied and `per_colour` cubes of every colour are laid out apart. Returns
@@ -160,12 +198,16 @@ class SimulatedTray(SourceBase):
         on clearly visible cube tops. The next frames show this tray; `clear()` it afterwards.
         """
         with self._lock:
-            poses = layout(self.setup, {c: per_colour for c in self.setup.colours}, "scattered", self._rng)
+            poses = layout(
+                self.setup, {c: per_colour for c in self.setup.colours}, "scattered", self._rng
+            )
             self._before, self._plan = poses, None
             scene = render(self.setup, poses, np.random.default_rng(self.seed + 2), self.size)
         missing = [c for c in self.setup.colours if not scene.clicks.get(c)]
         if missing:
-            raise FirmwareError(f"simulated tray: no clearly visible cube of {', '.join(missing)} to click")
+            raise FirmwareError(
+                f"simulated tray: no clearly visible cube of {', '.join(missing)} to click"
+            )
         return scene.corners.copy(), {c: list(points) for c, points in scene.clicks.items()}
 
     # --- frames ----------------------------------------------------------------------
@@ -192,7 +234,11 @@ class SimulatedTray(SourceBase):
                 hand = self._plan.hand_at(local)
             else:
                 poses, hand = list(self._before), None
-            gain = 1 + 0.02 * math.sin(2 * math.pi * self._beat * t + self._phase) + self._noise.normal(0, 0.006)
+            gain = (
+                1
+                + 0.02 * math.sin(2 * math.pi * self._beat * t + self._phase)
+                + self._noise.normal(0, 0.006)
+            )
             image = draw(self.setup, poses, self._noise, self.size, gain=gain, hand=hand)
             frame = Frame(image, time.monotonic() if self.realtime else t, self._index)
             self._index += 1

@@ -4,6 +4,7 @@ espeak-ng runs as a subprocess from a worker thread, so the camera loop and web
 requests only append to a queue. Without espeak-ng (or with speech disabled) the
 Speaker stays silent and says so once in the log.
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,13 +38,17 @@ def _command(text: str, voice: str, words_per_minute: int) -> list[str]:
 def render_wav(text: str, path: str | Path, voice: str = "en", words_per_minute: int = 160) -> Path:
     """Render `text` to a WAV file with espeak-ng; raise FirmwareError when it cannot."""
     if espeak_path() is None:
-        raise FirmwareError(f"cannot render speech: {ESPEAK} is not installed "
-                            "(on Debian/Raspberry Pi OS: sudo apt install espeak-ng)")
+        raise FirmwareError(
+            f"cannot render speech: {ESPEAK} is not installed "
+            "(on Debian/Raspberry Pi OS: sudo apt install espeak-ng)"
+        )
     path = Path(path)
     command = [ESPEAK, "-v", voice, "-s", str(words_per_minute), "-w", str(path), "--", text]
     result = subprocess.run(command, capture_output=True, text=True, timeout=SAY_TIMEOUT)
     if result.returncode != 0 or not path.exists():
-        raise FirmwareError(f"{ESPEAK} failed to render {path}: {result.stderr.strip() or result.returncode}")
+        raise FirmwareError(
+            f"{ESPEAK} failed to render {path}: {result.stderr.strip() or result.returncode}"
+        )
     return path
 
 
@@ -53,13 +58,17 @@ class Speaker:
     `muted` may be flipped at any time; a muted speaker drops what it is given.
     """
 
-    def __init__(self, enabled: bool = True, voice: str = "en", words_per_minute: int = 160) -> None:
+    def __init__(
+        self, enabled: bool = True, voice: str = "en", words_per_minute: int = 160
+    ) -> None:
         self.voice = voice
         self.words_per_minute = words_per_minute
         self.muted = False
         self.available = bool(enabled) and espeak_path() is not None
         if enabled and not self.available:
-            log.warning("speech off: %s not found (install espeak-ng to hear announcements)", ESPEAK)
+            log.warning(
+                "speech off: %s not found (install espeak-ng to hear announcements)", ESPEAK
+            )
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -95,8 +104,12 @@ class Speaker:
             if self.muted:
                 continue
             try:
-                result = subprocess.run(_command(text, self.voice, self.words_per_minute),
-                                        capture_output=True, text=True, timeout=SAY_TIMEOUT)
+                result = subprocess.run(
+                    _command(text, self.voice, self.words_per_minute),
+                    capture_output=True,
+                    text=True,
+                    timeout=SAY_TIMEOUT,
+                )
                 if result.returncode != 0:
                     log.warning("%s failed: %s", ESPEAK, result.stderr.strip() or result.returncode)
             except (OSError, subprocess.TimeoutExpired) as e:

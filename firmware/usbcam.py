@@ -1,4 +1,5 @@
 """A USB camera (or any stream OpenCV opens, e.g. an IP camera's URL) through VideoCapture."""
+
 from __future__ import annotations
 
 import cv2
@@ -31,15 +32,18 @@ class UsbCamera(LiveSource):
     Frames not at the requested size (a camera that cannot do it gives its nearest) are resized.
     """
 
-    def __init__(self, device: int | str, width: int = 640, height: int = 480, fps: int = 15) -> None:
+    def __init__(
+        self, device: int | str, width: int = 640, height: int = 480, fps: int = 15
+    ) -> None:
         super().__init__(f"usb:{device}" if isinstance(device, int) else str(device))
         self.device = device
         self.size = (width, height)
         self._capture = _capture(device)
         if not self._capture.isOpened():
             self._capture.release()
-            raise FirmwareError(f"{self.name}: no camera there (is it plugged in? is this user in the "
-                                f"video group?)")
+            raise FirmwareError(
+                f"{self.name}: no camera there (is it plugged in? is this user in the video group?)"
+            )
         self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self._capture.set(cv2.CAP_PROP_FPS, fps)

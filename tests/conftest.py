@@ -1,7 +1,9 @@
 """Shared fixtures. Test folders mirror the packages."""
+
 from __future__ import annotations
 
 import pytest
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):

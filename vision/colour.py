@@ -17,6 +17,7 @@ the counter can decide per frame, from where the cast shadows of this frame lie,
 darkness is shadow and which (on a grey tray, where black paint is floor-coloured) is a
 black cube.
 """
+
 from __future__ import annotations
 
 import cv2
@@ -30,8 +31,8 @@ from vision.errors import VisionError
 FLOOR = 0
 SIDE_BASE = 100
 UNKNOWN = 255
-DARK_BASE = 200          # DARK_BASE + i: floor-coloured at darkness bin i
-DARK_LEVELS = np.linspace(0.22, 0.86, 17)   # bin edges, fraction of the lit floor's brightness
+DARK_BASE = 200  # DARK_BASE + i: floor-coloured at darkness bin i
+DARK_LEVELS = np.linspace(0.22, 0.86, 17)  # bin edges, fraction of the lit floor's brightness
 # Bins per channel, spaced on a square-root scale: fine steps in the dark, where black
 # cubes and shadows must be told apart, coarse in the bright.
 BINS = 40
@@ -77,7 +78,9 @@ def prototypes(samples: np.ndarray, k: int = PROTOTYPES) -> np.ndarray:
     return centres
 
 
-def segment_distance(colours: np.ndarray, protos: np.ndarray, shading: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+def segment_distance(
+    colours: np.ndarray, protos: np.ndarray, shading: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
     """Distance of each colour (Nx3) to the nearest shaded prototype in tolerance units
     (<1: inside), and the shading s at which it is nearest."""
     c = colours[:, None, :]
@@ -102,7 +105,7 @@ class FloorField:
     def __init__(self, size: tuple[int, int], reference: np.ndarray):
         w, h = size
         self.size = size
-        self.reference = np.asarray(reference, dtype=np.float64)   # calibration floor BGR
+        self.reference = np.asarray(reference, dtype=np.float64)  # calibration floor BGR
         self.basis = self._basis(w, h)
         self.coarse_basis = self._basis(max(2, w // self.COARSE), max(2, h // self.COARSE))
         self.coef = np.array([self.reference.mean(), 0, 0, 0, 0, 0], np.float64)
@@ -145,7 +148,9 @@ class FloorField:
         field = A @ coef
         if np.any(field <= 1):
             return False
-        self.gains = self.reference / np.maximum(np.median(px / field[:, None], axis=0) * self.reference.mean(), 1e-3)
+        self.gains = self.reference / np.maximum(
+            np.median(px / field[:, None], axis=0) * self.reference.mean(), 1e-3
+        )
         self.coef = coef
         return True
 
@@ -183,7 +188,9 @@ class ColourModel:
         """Nx(1+K) distances in tolerance units: column 0 the floor (lit or in shadow), then each colour."""
         colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
         cols = [segment_distance(colours, self.floor_protos, (DARK_LEVELS[0], FLOOR_SHADING[1]))[0]]
-        cols += [segment_distance(colours, self.colour_protos[n], FACE_SHADING)[0] for n in self.names]
+        cols += [
+            segment_distance(colours, self.colour_protos[n], FACE_SHADING)[0] for n in self.names
+        ]
         return np.stack(cols, axis=1)
 
     def labels_of(self, colours: np.ndarray) -> np.ndarray:

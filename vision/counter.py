@@ -1,4 +1,5 @@
 """The counter: one frame in, cubes per colour out, with unknown blobs and confidences."""
+
 from __future__ import annotations
 
 import math
@@ -8,10 +9,29 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.colour import (DARK_BASE, DARK_LEVELS, FLOOR, SIDE_BASE, UNKNOWN, ColourModel, FloorField,
-                           floor_labels, segment_distance)
-from vision.dark import (DARK_FEATURES, LONE, OUTLINE, PIXELS, TOP_OUTLINE, DarkView, features, merged, patches,
-                         rule_keeps)
+from vision.colour import (
+    DARK_BASE,
+    DARK_LEVELS,
+    FLOOR,
+    SIDE_BASE,
+    UNKNOWN,
+    ColourModel,
+    FloorField,
+    floor_labels,
+    segment_distance,
+)
+from vision.dark import (
+    DARK_FEATURES,
+    LONE,
+    OUTLINE,
+    PIXELS,
+    TOP_OUTLINE,
+    DarkView,
+    features,
+    merged,
+    patches,
+    rule_keeps,
+)
 from vision.errors import VisionError
 from vision.forest import Forest
 from vision.geometry import TrayGeometry, inset_mask
@@ -88,10 +108,12 @@ DEFAULT_SHADOW = 0.5
 
 @dataclass(frozen=True)
 class Cube:
-    centre: tuple[float, float]   # image px
-    colour: str | None            # None: a blob the counter cannot explain
-    confidence: float             # 0..1
-    outline: np.ndarray = field(repr=False, default=None)  # 4x2 image px: one cube's square on the floor
+    centre: tuple[float, float]  # image px
+    colour: str | None  # None: a blob the counter cannot explain
+    confidence: float  # 0..1
+    outline: np.ndarray = field(
+        repr=False, default=None
+    )  # 4x2 image px: one cube's square on the floor
 
 
 @dataclass(frozen=True)
@@ -120,10 +142,23 @@ class FrameCount:
         return [[round(float(x), 1), round(float(y), 1)] for x, y in self.doubts.mean(axis=1)]
 
     def to_dict(self) -> dict:
-        return {"counts": dict(self.counts), "unknown": self.unknown, "confidence": round(self.confidence, 3),
-                "sure": self.sure, "doubts": self.places_to_check, "ms": round(self.ms, 2), "obstructed": self.obstructed,
-                "cubes": [{"centre": [round(c.centre[0], 1), round(c.centre[1], 1)], "colour": c.colour,
-                           "confidence": round(c.confidence, 3)} for c in self.cubes]}
+        return {
+            "counts": dict(self.counts),
+            "unknown": self.unknown,
+            "confidence": round(self.confidence, 3),
+            "sure": self.sure,
+            "doubts": self.places_to_check,
+            "ms": round(self.ms, 2),
+            "obstructed": self.obstructed,
+            "cubes": [
+                {
+                    "centre": [round(c.centre[0], 1), round(c.centre[1], 1)],
+                    "colour": c.colour,
+                    "confidence": round(c.confidence, 3),
+                }
+                for c in self.cubes
+            ],
+        }
 
 
 # Light of the floor per fine label: 1 lit, the bin's darkness for DARK labels, 0 otherwise.
@@ -137,6 +172,7 @@ class Survey:
     passes for the floor in shadow, that paint's cubes are left out of `parts`: they are
     among its `candidates` to judge, as (part, source), with their DARK_FEATURES `rows`
     and the `view` they were measured on (vision.dark)."""
+
     blobs: list[Blob]
     parts: list[Part]
     decisions: list[Decision]
@@ -152,7 +188,9 @@ def dark_level(label: int) -> float:
 
 
 _LEVELS[FLOOR] = 1.0
-_LEVELS[DARK_BASE:DARK_BASE + len(DARK_LEVELS) - 1] = [dark_level(v) for v in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1)]
+_LEVELS[DARK_BASE : DARK_BASE + len(DARK_LEVELS) - 1] = [
+    dark_level(v) for v in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1)
+]
 
 
 def _dim(colour: np.ndarray) -> bool:
@@ -160,18 +198,29 @@ def _dim(colour: np.ndarray) -> bool:
 
 
 class Counter:
-    def __init__(self, geometry: TrayGeometry, model: ColourModel, cube_area: float, cube_size: float,
-                 frame_size: tuple[int, int], floor_field: np.ndarray | None = None,
-                 shadow_level: float | None = None, insets: tuple[int, ...] | None = None,
-                 area_field: tuple[float, ...] | None = None, side_field: tuple[float, ...] | None = None,
-                 outline_strength: float | None = None,
-                 forest: Forest | None = None, judge: Forest | None = None, net: Net | None = None,
-                 dark_net: Net | None = None):
+    def __init__(
+        self,
+        geometry: TrayGeometry,
+        model: ColourModel,
+        cube_area: float,
+        cube_size: float,
+        frame_size: tuple[int, int],
+        floor_field: np.ndarray | None = None,
+        shadow_level: float | None = None,
+        insets: tuple[int, ...] | None = None,
+        area_field: tuple[float, ...] | None = None,
+        side_field: tuple[float, ...] | None = None,
+        outline_strength: float | None = None,
+        forest: Forest | None = None,
+        judge: Forest | None = None,
+        net: Net | None = None,
+        dark_net: Net | None = None,
+    ):
         self.geometry = geometry
         self.model = model
-        self.cube_area = cube_area          # one lone cube's silhouette, rectified px
-        self.cube_size = cube_size          # edge of its top face, rectified px
-        self.top_area = cube_size ** 2
+        self.cube_area = cube_area  # one lone cube's silhouette, rectified px
+        self.cube_size = cube_size  # edge of its top face, rectified px
+        self.top_area = cube_size**2
         self.area_field = tuple(area_field) if area_field else (cube_area, 0.0, 0.0, 0.0)
         # (without one, no side is expected anywhere: the features that need it read 0)
         self.side_field = tuple(side_field) if side_field else (0.0, 0.0, 0.0)
@@ -181,8 +230,11 @@ class Counter:
             self.field.coef = np.asarray(floor_field, dtype=np.float64)
         self.shadow_level = shadow_level if shadow_level is not None else DEFAULT_SHADOW
         # Paints dark enough to pass for the shaded side or shadow of another cube.
-        self.dim_colours = frozenset(k + 1 for k, name in enumerate(model.names)
-                                     if _dim(np.median(model.colour_protos[name], axis=0)))
+        self.dim_colours = frozenset(
+            k + 1
+            for k, name in enumerate(model.names)
+            if _dim(np.median(model.colour_protos[name], axis=0))
+        )
         # The visible floor: without the band the near walls hide, nor the outermost
         # pixels (clicked corners are a pixel or two off and mix in the foot of the wall).
         w, h = geometry.rect_size
@@ -190,7 +242,9 @@ class Counter:
         k = 2 * EDGE_PIXELS + 1
         self.visible = cv2.erode(np.pad(visible, 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
         self.visible_area = int(np.count_nonzero(self.visible))
-        self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (self.visible > 0)
+        self.edge = (cv2.dilate(1 - self.visible, np.ones((5, 5), np.uint8)) > 0) & (
+            self.visible > 0
+        )
         self.edge_pixels = np.flatnonzero(self.edge)
         # Cube colours whose lit faces look like floor in shadow (black paint on a grey
         # tray), or that the colour model takes for floor anyway (dark grey on a dark
@@ -198,18 +252,21 @@ class Counter:
         # found by their outlines, as colour cannot find them.
         self.dark_colours = {}
         for k, name in enumerate(model.names):
-            d, level = segment_distance(np.median(model.colour_protos[name], axis=0)[None].astype(np.float64),
-                                        model.floor_protos, (DARK_LEVELS[0], DARK_LEVELS[-1]))
+            d, level = segment_distance(
+                np.median(model.colour_protos[name], axis=0)[None].astype(np.float64),
+                model.floor_protos,
+                (DARK_LEVELS[0], DARK_LEVELS[-1]),
+            )
             as_floor = np.mean(floor_labels(model.labels_of(model.colour_protos[name])))
             if d[0] < DARK_COLOUR_DISTANCE or as_floor >= 0.5:
                 self.dark_colours[k + 1] = float(level[0])
         # Edge strength of the clicked tops' outlines (calibration), and a finer view to
         # measure outlines on.
         self.outline_strength = outline_strength
-        self.forest = forest                # decides counts per blob (vision.split); None: rules alone
-        self.net = net                      # ... with the forest (vision.net); None: the forest alone
-        self.judge = judge                  # keeps the floor-coloured paint's cubes (vision.dark); None: rules
-        self.dark_net = dark_net            # ... with the judge; None: the judge alone
+        self.forest = forest  # decides counts per blob (vision.split); None: rules alone
+        self.net = net  # ... with the forest (vision.net); None: the forest alone
+        self.judge = judge  # keeps the floor-coloured paint's cubes (vision.dark); None: rules
+        self.dark_net = dark_net  # ... with the judge; None: the judge alone
         self.fine = TrayGeometry(geometry.corners, (round(w * FINE), round(h * FINE)))
 
     def outlines(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -234,10 +291,19 @@ class Counter:
         """Where a cube of a floor-coloured paint may lie: pixels the counter saw as floor or
         shadow, as that paint, or as a dark cube part."""
         n = len(self.model.names)
-        return (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
+        return (
+            (coarse == FLOOR) | (coarse == colour) | (coarse == n + colour) | (coarse == 2 * n + 2)
+        )
 
-    def _dark_candidates(self, frame: np.ndarray, rect: np.ndarray, coarse: np.ndarray, pixels: list[Part],
-                         lone: list[Part], named: np.ndarray) -> tuple[list[tuple[Part, int]], np.ndarray, DarkView]:
+    def _dark_candidates(
+        self,
+        frame: np.ndarray,
+        rect: np.ndarray,
+        coarse: np.ndarray,
+        pixels: list[Part],
+        lone: list[Part],
+        named: np.ndarray,
+    ) -> tuple[list[tuple[Part, int]], np.ndarray, DarkView]:
         """The candidate cubes of the floor-coloured paint as (part, source) (vision.dark)
         with their DARK_FEATURES, and the view they were measured on. The candidates: the
         cubes found in its pixels, the lone dark cubes, and the squares with sharp edges
@@ -250,7 +316,9 @@ class Counter:
         # (up to the visible floor's edge: the top of a cube against the far wall lies
         # over it, and the judge weighs how near the edge a candidate is)
         mine = self._may_be_paint(coarse, colour) & (self.visible > 0)
-        allowed = cv2.resize(mine.astype(np.float32), self.fine.rect_size, interpolation=cv2.INTER_NEAREST)
+        allowed = cv2.resize(
+            mine.astype(np.float32), self.fine.rect_size, interpolation=cv2.INTER_NEAREST
+        )
         # the whole middle of the square, not just its centre (a square offset from another
         # colour's top still sees that top's sharp outline)
         k = max(3, int(TOP_MIDDLE * side) | 1)
@@ -265,30 +333,62 @@ class Counter:
         # such pixels (shadows lie apart, in different corners of the tray)
         asked = allowed.astype(np.uint8)
         for p in pixels + lone:
-            cv2.circle(asked, (int(round(p.centre[0] * scale[0])), int(round(p.centre[1] * scale[1]))), 3, 1, -1)
+            cv2.circle(
+                asked,
+                (int(round(p.centre[0] * scale[0])), int(round(p.centre[1] * scale[1]))),
+                3,
+                1,
+                -1,
+            )
         m = int(side) + 2
-        groups, grouped, boxes, _ = cv2.connectedComponentsWithStats(cv2.dilate(asked, np.ones((m, m), np.uint8)))
+        groups, grouped, boxes, _ = cv2.connectedComponentsWithStats(
+            cv2.dilate(asked, np.ones((m, m), np.uint8))
+        )
         score = np.zeros_like(edges)
         for g in range(1, groups):
             x, y, w, h, _ = boxes[g]
             x0, y0, x1, y1 = max(0, x - m), max(0, y - m), x + w + m, y + h + m
             where = (asked[y0:y1, x0:x1] > 0) & (grouped[y0:y1, x0:x1] == g)
-            score[y0:y1, x0:x1] = np.maximum(score[y0:y1, x0:x1], outline_score(edges[y0:y1, x0:x1], side, where))
+            score[y0:y1, x0:x1] = np.maximum(
+                score[y0:y1, x0:x1], outline_score(edges[y0:y1, x0:x1], side, where)
+            )
         # a dim frame's noise makes edges everywhere: the outline must also stand out from them
         noise = TOP_NOISE * float(np.median(edges[::3, ::3])) / TOP_OUTLINE
         score /= max(self.outline_strength, noise)
-        tops = [Part(colour, (x / scale[0], y / scale[1]), s)
-                for x, y, s in peaks(np.where(allowed, score, 0), JUDGE_OUTLINE, TOP_SPACING * side)]
-        candidates = [(p, PIXELS) for p in pixels] + [(p, LONE) for p in lone] + [(p, OUTLINE) for p in tops]
-        view = DarkView(coarse, level, edges / self.outline_strength, score, scale, colour, len(self.model.names),
-                        self.cube_size, self.dark_colours[colour], self.shadow_level, noise / self.outline_strength)
+        tops = [
+            Part(colour, (x / scale[0], y / scale[1]), s)
+            for x, y, s in peaks(np.where(allowed, score, 0), JUDGE_OUTLINE, TOP_SPACING * side)
+        ]
+        candidates = (
+            [(p, PIXELS) for p in pixels] + [(p, LONE) for p in lone] + [(p, OUTLINE) for p in tops]
+        )
+        view = DarkView(
+            coarse,
+            level,
+            edges / self.outline_strength,
+            score,
+            scale,
+            colour,
+            len(self.model.names),
+            self.cube_size,
+            self.dark_colours[colour],
+            self.shadow_level,
+            noise / self.outline_strength,
+        )
         if not candidates:
             return [], np.zeros((0, len(DARK_FEATURES))), view
         middle = cv2.blur(self.field.normalise(rect), (k // 2 | 1, k // 2 | 1))
         h, w = middle.shape[:2]
-        d = self.model.class_distances(np.array([middle[min(max(int(p.centre[1]), 0), h - 1),
-                                                        min(max(int(p.centre[0]), 0), w - 1)]
-                                                 for p, _ in candidates]))
+        d = self.model.class_distances(
+            np.array(
+                [
+                    middle[
+                        min(max(int(p.centre[1]), 0), h - 1), min(max(int(p.centre[0]), 0), w - 1)
+                    ]
+                    for p, _ in candidates
+                ]
+            )
+        )
         return candidates, features(view, candidates, d, named), view
 
     def _judged(self, survey: Survey) -> tuple[list[Part], list[Decision]]:
@@ -299,20 +399,32 @@ class Counter:
         if not candidates:
             return [], []
         if self.judge is not None:
-            kept, share = decide(self.judge, self.dark_net, rows,
-                                 lambda ask: patches(survey.view, [candidates[i][0].centre for i in ask]))
+            kept, share = decide(
+                self.judge,
+                self.dark_net,
+                rows,
+                lambda ask: patches(survey.view, [candidates[i][0].centre for i in ask]),
+            )
         else:
             kept, share = rule_keeps(rows), np.ones(len(rows))
-        judged = [(Part(p.colour, p.centre, min(1.0, p.confidence, s)), source)
-                  for (p, source), keep, s in zip(candidates, kept, share) if keep]
-        return merged([p for p, source in judged if source != OUTLINE],
-                      [p for p, source in judged if source == OUTLINE], self.cube_size), \
-            [Decision(float(s), p.centre) for (p, _), s in zip(candidates, share)]
+        judged = [
+            (Part(p.colour, p.centre, min(1.0, p.confidence, s)), source)
+            for (p, source), keep, s in zip(candidates, kept, share)
+            if keep
+        ]
+        return merged(
+            [p for p, source in judged if source != OUTLINE],
+            [p for p, source in judged if source == OUTLINE],
+            self.cube_size,
+        ), [Decision(float(s), p.centre) for (p, _), s in zip(candidates, share)]
 
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""
         labels = self.model.classify(self.field.normalise(rect))
-        if np.count_nonzero((labels == FLOOR) & (self.visible > 0)) < REBASE_BELOW * self.visible_area:
+        if (
+            np.count_nonzero((labels == FLOOR) & (self.visible > 0))
+            < REBASE_BELOW * self.visible_area
+        ):
             self.field.rebase(rect, self.visible)
             labels = self.model.classify(self.field.normalise(rect))
         before = self.field.coef[0] / self.field.gains
@@ -335,7 +447,9 @@ class Counter:
         n, comps = cv2.connectedComponents(dark, connectivity=8)
         at_edge = np.zeros(n, bool)
         at_edge[comps.take(self.edge_pixels)] = True
-        walls = np.nonzero(at_edge & (np.bincount(comps.ravel(), minlength=n) >= 2 * self.cube_area))[0]
+        walls = np.nonzero(
+            at_edge & (np.bincount(comps.ravel(), minlength=n) >= 2 * self.cube_area)
+        )[0]
         walls = walls[walls > 0]
         if len(walls) == 0:
             return labels
@@ -350,8 +464,12 @@ class Counter:
         h, w = labels.shape
         half = (max(2, w // 2), max(2, h // 2))
         sigma = 0.4 * self.cube_size
-        light = cv2.GaussianBlur(cv2.resize(levels * weight, half, interpolation=cv2.INTER_AREA), (0, 0), sigma)
-        total = cv2.GaussianBlur(cv2.resize(weight, half, interpolation=cv2.INTER_AREA), (0, 0), sigma)
+        light = cv2.GaussianBlur(
+            cv2.resize(levels * weight, half, interpolation=cv2.INTER_AREA), (0, 0), sigma
+        )
+        total = cv2.GaussianBlur(
+            cv2.resize(weight, half, interpolation=cv2.INTER_AREA), (0, 0), sigma
+        )
         light = np.where(total > 0.05, light / np.maximum(total, 1e-6), 1.0)
         light = cv2.resize(np.clip(light, 0.3, 1.0), (w, h), interpolation=cv2.INTER_LINEAR)
         scale = self.field.scale() / cv2.merge([light, light, light])
@@ -363,7 +481,9 @@ class Counter:
         # channels clipped, reads as a light brown floor), the open light's label stands.
         tops = (labels >= 1) & (labels <= len(self.model.names))
         overlit = tops & ((lifted == labels + SIDE_BASE) | (lifted == FLOOR))
-        return np.where(overlit | (lifted == UNKNOWN) & (labels != FLOOR) & (labels < DARK_BASE), labels, lifted)
+        return np.where(
+            overlit | (lifted == UNKNOWN) & (labels != FLOOR) & (labels < DARK_BASE), labels, lifted
+        )
 
     def resolve(self, labels: np.ndarray) -> np.ndarray:
         """Coarse labels: FLOOR (lit or shadow), 1..K tops of colour k, K+k its other faces,
@@ -371,12 +491,15 @@ class Counter:
         n = len(self.model.names)
         remap = np.full(256, 2 * n + 1, np.uint8)
         remap[FLOOR] = FLOOR
-        remap[1:n + 1] = np.arange(1, n + 1)
-        remap[SIDE_BASE + 1:SIDE_BASE + n + 1] = np.arange(n + 1, 2 * n + 1)
+        remap[1 : n + 1] = np.arange(1, n + 1)
+        remap[SIDE_BASE + 1 : SIDE_BASE + n + 1] = np.arange(n + 1, 2 * n + 1)
         # Shadow ends halfway down to a floor-coloured paint darker than the shadows.
         darker = [v for v in self.dark_colours.values() if v < self.shadow_level]
-        limit = max(self.shadow_level - SHADOW_MARGIN, (self.shadow_level + max(darker)) / 2) if darker \
+        limit = (
+            max(self.shadow_level - SHADOW_MARGIN, (self.shadow_level + max(darker)) / 2)
+            if darker
             else self.shadow_level - SHADOW_MARGIN
+        )
         for label in range(DARK_BASE, DARK_BASE + len(DARK_LEVELS) - 1):
             level = dark_level(label)
             if level >= limit:
@@ -388,7 +511,9 @@ class Counter:
                 remap[label] = 2 * n + 2
         return remap[labels] * self.visible
 
-    def _lone_dark_cubes(self, rect: np.ndarray, coarse: np.ndarray, found: list[Part]) -> list[Part]:
+    def _lone_dark_cubes(
+        self, rect: np.ndarray, coarse: np.ndarray, found: list[Part]
+    ) -> list[Part]:
         """Cubes of a floor-coloured paint (black on a grey tray) whose tops pass for floor.
 
         Their top is a little darker than the lit floor and their sides much darker, so a
@@ -402,17 +527,23 @@ class Counter:
         colour = min(self.dark_colours)
         level = cv2.blur(self.light(rect), (3, 3))
         mine = self._may_be_paint(coarse, colour)
-        dark = ((level < (1 + self.dark_colours[colour]) / 2) & mine & (self.visible > 0)).astype(np.uint8)
+        dark = ((level < (1 + self.dark_colours[colour]) / 2) & mine & (self.visible > 0)).astype(
+            np.uint8
+        )
         # an opening with half a cube removes the thin dark edges around other cubes
         k = max(3, int(round(self.cube_size / 2)) | 1)
-        dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        dark = cv2.morphologyEx(
+            dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        )
         count, comps, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
         if count <= 1:
             return []
         near = np.zeros(count, bool)
         others = cv2.dilate((~mine).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
         near[comps[others | self.edge]] = True
-        mean = np.bincount(comps.ravel(), weights=level.ravel(), minlength=count) / np.maximum(stats[:, 4], 1)
+        mean = np.bincount(comps.ravel(), weights=level.ravel(), minlength=count) / np.maximum(
+            stats[:, 4], 1
+        )
         for p in found:
             if p.colour == colour:
                 x, y = int(p.centre[0]), int(p.centre[1])
@@ -422,8 +553,12 @@ class Counter:
             area = stats[i, cv2.CC_STAT_AREA]
             centre = (float(centroids[i, 0]), float(centroids[i, 1]))
             unit = LONE_DARK_SHADOW * self.silhouette(centre)
-            if near[i] or area < LONE_DARK_TOPS * self.top_area or area > LONE_DARK_MOST * unit \
-                    or abs(mean[i] - self.dark_colours[colour]) > LONE_DARK_SPREAD:
+            if (
+                near[i]
+                or area < LONE_DARK_TOPS * self.top_area
+                or area > LONE_DARK_MOST * unit
+                or abs(mean[i] - self.dark_colours[colour]) > LONE_DARK_SPREAD
+            ):
                 continue
             c, confidence = cubes_in_area(area, unit)
             parts += [Part(colour, centre, min(confidence, 0.6))] * c
@@ -464,31 +599,48 @@ class Counter:
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
             raise VisionError("expected a BGR colour frame")
         if (frame.shape[1], frame.shape[0]) != self.frame_size:
-            raise VisionError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
-                              f"for {self.frame_size[0]}x{self.frame_size[1]}")
+            raise VisionError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the counter was made "
+                f"for {self.frame_size[0]}x{self.frame_size[1]}"
+            )
         survey = self.survey(frame)
         judged, decisions = self._judged(survey)
         n = len(self.model.names)
         unknown_area = sum(int(b.class_pixels[2 * n + 1]) for b in survey.blobs)
-        return self._result(survey.parts + judged, survey.decisions + decisions, start,
-                            unknown_area > OBSTRUCTED_CUBES * self.cube_area)
+        return self._result(
+            survey.parts + judged,
+            survey.decisions + decisions,
+            start,
+            unknown_area > OBSTRUCTED_CUBES * self.cube_area,
+        )
 
     def survey(self, frame: np.ndarray) -> Survey:
         """The frame's blobs and the cubes found in them (see Survey)."""
         rect, coarse, comps, blobs = self.blobs(frame)
         n = len(self.model.names)
-        parts, decisions = split_blobs(blobs, comps, coarse, n, self.top_area,
-                                       [self.silhouette(b.centre) for b in blobs], self.dim_colours, self.forest,
-                                       self.shadow_gaps(), [self.sides(b.centre) for b in blobs], self.net,
-                                       lambda: self.light(rect))
+        parts, decisions = split_blobs(
+            blobs,
+            comps,
+            coarse,
+            n,
+            self.top_area,
+            [self.silhouette(b.centre) for b in blobs],
+            self.dim_colours,
+            self.forest,
+            self.shadow_gaps(),
+            [self.sides(b.centre) for b in blobs],
+            self.net,
+            lambda: self.light(rect),
+        )
         lone = self._lone_dark_cubes(rect, coarse, parts)
         if not (self.dark_colours and self.outline_strength):
             return Survey(blobs, parts + lone, decisions, [], np.zeros((0, len(DARK_FEATURES))))
         colour = min(self.dark_colours)
         rest = [p for p in parts if p.colour != colour]
         named = np.array([p.centre for p in rest if p.colour is not None]).reshape(-1, 2)
-        candidates, rows, view = self._dark_candidates(frame, rect, coarse,
-                                                       [p for p in parts if p.colour == colour], lone, named)
+        candidates, rows, view = self._dark_candidates(
+            frame, rect, coarse, [p for p in parts if p.colour == colour], lone, named
+        )
         return Survey(blobs, rest, decisions, candidates, rows, view)
 
     def _squares(self, centres: list[tuple[float, float]], size: float) -> np.ndarray:
@@ -497,7 +649,9 @@ class Counter:
             return np.zeros((0, 4, 2))
         half = size / 2
         square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-        return self.geometry.to_image(np.concatenate([square + c for c in centres])).reshape(-1, 4, 2)
+        return self.geometry.to_image(np.concatenate([square + c for c in centres])).reshape(
+            -1, 4, 2
+        )
 
     def _result(self, parts, decisions: list[Decision], start, obstructed: bool) -> FrameCount:
         names = self.model.names
@@ -512,15 +666,32 @@ class Counter:
                 unknown += 1
             else:
                 counts[colour] += 1
-            cubes.append(Cube((float(centres[i, 0]), float(centres[i, 1])), colour, part.confidence, outlines[i]))
+            cubes.append(
+                Cube(
+                    (float(centres[i, 0]), float(centres[i, 1])),
+                    colour,
+                    part.confidence,
+                    outlines[i],
+                )
+            )
         confidence = 0.0 if unknown else math.prod(d.share for d in decisions) ** CONFIDENCE_POWER
         doubts: list[tuple[float, float]] = []
         if confidence < SURE and decisions:
-            weak = [d for d in decisions if d.share < DOUBT_BELOW] or [min(decisions, key=lambda d: d.share)]
+            weak = [d for d in decisions if d.share < DOUBT_BELOW] or [
+                min(decisions, key=lambda d: d.share)
+            ]
             # one square per place: a blob's colours are decided at its centre, and a
             # dark cube's candidates (pixels, outline) lie close together
             for d in sorted(weak, key=lambda d: d.share):
                 if all(math.dist(d.centre, c) > self.cube_size for c in doubts):
                     doubts.append(d.centre)
-        return FrameCount(counts, unknown, cubes, confidence, (time.perf_counter() - start) * 1000,
-                          self.geometry.corners, obstructed, self._squares(doubts, DOUBT_SIZE * self.cube_size))
+        return FrameCount(
+            counts,
+            unknown,
+            cubes,
+            confidence,
+            (time.perf_counter() - start) * 1000,
+            self.geometry.corners,
+            obstructed,
+            self._squares(doubts, DOUBT_SIZE * self.cube_size),
+        )

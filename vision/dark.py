@@ -12,6 +12,7 @@ by `companion train --model darknet`) that looks at the candidate itself, in a p
 DARK_CHANNELS, decides with it (vision.split.decide): a top's rim of sharp edges and its
 shade against the floor round it are easier to see there than to measure.
 """
+
 from __future__ import annotations
 
 import functools
@@ -40,12 +41,38 @@ PIXELS, LONE, OUTLINE = 0, 1, 2
 # gap (vision.split); the frame's edge noise over the clicked tops' edge strength; the
 # distance to the tray's edge (cube edges); the sharp edges inside the middle; the darkest
 # tenth and the spread of the light within a cube and a half.
-DARK_FEATURES = ("source", "confidence", "outline", "level", "darkest", "lightest", "above_paint",
-                 "below_shadow", "paint_distance", "floor_distance", "other_distance", "paint_minus_floor",
-                 "near_floor", "near_top", "near_side", "near_unknown", "near_other",
-                 "around_floor", "around_top", "around_side", "around_unknown", "around_other",
-                 "nearest_cube", "neighbours", "shadow_gap", "noise", "edge", "inner_edges",
-                 "darkest_tenth", "spread")
+DARK_FEATURES = (
+    "source",
+    "confidence",
+    "outline",
+    "level",
+    "darkest",
+    "lightest",
+    "above_paint",
+    "below_shadow",
+    "paint_distance",
+    "floor_distance",
+    "other_distance",
+    "paint_minus_floor",
+    "near_floor",
+    "near_top",
+    "near_side",
+    "near_unknown",
+    "near_other",
+    "around_floor",
+    "around_top",
+    "around_side",
+    "around_unknown",
+    "around_other",
+    "nearest_cube",
+    "neighbours",
+    "shadow_gap",
+    "noise",
+    "edge",
+    "inner_edges",
+    "darkest_tenth",
+    "spread",
+)
 # Candidates farther than this (cube edges) from everything count as this far.
 FAR = 5.0
 # Half sides (cube edges) of the middle, of the near and of the around windows.
@@ -88,6 +115,7 @@ class DarkView:
     tops' edge strength and `outline` the outline score (see vision.counter); `scale` fine
     px per rectified px; `paint_level` the paint's tops and `shadow_level` this frame's
     shadows (relative to the lit floor); `noise` the frame's edge noise."""
+
     coarse: np.ndarray
     level: np.ndarray
     edges: np.ndarray
@@ -101,8 +129,9 @@ class DarkView:
     noise: float
 
 
-def features(view: DarkView, candidates: list[tuple[Part, int]], distances: np.ndarray,
-             named: np.ndarray) -> np.ndarray:
+def features(
+    view: DarkView, candidates: list[tuple[Part, int]], distances: np.ndarray, named: np.ndarray
+) -> np.ndarray:
     """DARK_FEATURES of each (part, source) candidate. `distances`: the candidates' middle
     colours' class distances (vision.colour.ColourModel.class_distances); `named`: the
     centres of the other colours' cubes."""
@@ -119,15 +148,32 @@ def features(view: DarkView, candidates: list[tuple[Part, int]], distances: np.n
         others = np.delete(d[1:], c - 1)
         apart = np.hypot(*(named - (x, y)).T) / edge if len(named) else np.array([FAR])
         neighbours = np.count_nonzero(np.hypot(*(centres - (x, y)).T) < NEIGHBOURS * edge) - 1
-        rows.append([source, part.confidence, float(_window(v.outline, fx, fy, 3).max()), level,
-                     float(light.min()), float(light.max()), level - v.paint_level, v.shadow_level - level,
-                     d[c], d[0], others.min(initial=FAR), d[c] - d[0],
-                     *_shares(_window(v.coarse, x, y, NEAR * edge), c, k),
-                     *_shares(_window(v.coarse, x, y, AROUND * edge), c, k),
-                     min(float(apart.min(initial=FAR)), FAR), neighbours, v.shadow_level - v.paint_level, v.noise,
-                     min(x, y, w - x, h - y, FAR * edge) / edge,
-                     float(_window(v.edges, fx, fy, MIDDLE * edge * v.scale[0]).mean()),
-                     float(np.percentile(light, 10)), float(light.std())])
+        rows.append(
+            [
+                source,
+                part.confidence,
+                float(_window(v.outline, fx, fy, 3).max()),
+                level,
+                float(light.min()),
+                float(light.max()),
+                level - v.paint_level,
+                v.shadow_level - level,
+                d[c],
+                d[0],
+                others.min(initial=FAR),
+                d[c] - d[0],
+                *_shares(_window(v.coarse, x, y, NEAR * edge), c, k),
+                *_shares(_window(v.coarse, x, y, AROUND * edge), c, k),
+                min(float(apart.min(initial=FAR)), FAR),
+                neighbours,
+                v.shadow_level - v.paint_level,
+                v.noise,
+                min(x, y, w - x, h - y, FAR * edge) / edge,
+                float(_window(v.edges, fx, fy, MIDDLE * edge * v.scale[0]).mean()),
+                float(np.percentile(light, 10)),
+                float(light.std()),
+            ]
+        )
     return np.array(rows, dtype=np.float64).reshape(-1, len(DARK_FEATURES))
 
 
@@ -136,17 +182,28 @@ def patches(view: DarkView, centres: list[tuple[float, float]]) -> np.ndarray:
     k, c, coarse = view.n_colours, view.colour, view.coarse
     paint = (coarse == c) | (coarse == k + c) | (coarse == 2 * k + 2)
     floor = coarse == 0
-    layers = [(paint, 1.0, 0.0), (floor, 1.0, 0.0), (~paint & ~floor, 1.0, 1.0),
-              (view.level / LIGHT_SPAN, view.scale[0], 1.0 / LIGHT_SPAN), (view.edges / EDGE_SPAN, view.scale[0], 0.0)]
+    layers = [
+        (paint, 1.0, 0.0),
+        (floor, 1.0, 0.0),
+        (~paint & ~floor, 1.0, 1.0),
+        (view.level / LIGHT_SPAN, view.scale[0], 1.0 / LIGHT_SPAN),
+        (view.edges / EDGE_SPAN, view.scale[0], 0.0),
+    ]
     layers = [(image.astype(np.float32), scale, border) for image, scale, border in layers]
-    step = PATCH / (PATCH_EDGES * view.cube_size)   # patch px per rectified px
+    step = PATCH / (PATCH_EDGES * view.cube_size)  # patch px per rectified px
     out = np.zeros((len(centres), PATCH, PATCH, len(DARK_CHANNELS)), np.uint8)
     for i, (x, y) in enumerate(centres):
         for j, (image, scale, border) in enumerate(layers):
             s = step / scale
             move = np.float32([[s, 0, PATCH / 2 - x * step], [0, s, PATCH / 2 - y * step]])
-            got = cv2.warpAffine(image, move, (PATCH, PATCH), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+            got = cv2.warpAffine(
+                image,
+                move,
+                (PATCH, PATCH),
+                flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=border,
+            )
             out[i, :, :, j] = np.clip(got * 255, 0, 255)
     return out
 
@@ -154,15 +211,25 @@ def patches(view: DarkView, centres: list[tuple[float, float]]) -> np.ndarray:
 def _window(image: np.ndarray, x: float, y: float, half: float) -> np.ndarray:
     """The square of `half` px round (x, y), cut to the image (at least its nearest pixel)."""
     h, w = image.shape[:2]
-    xi, yi, r = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1), max(0, int(half))
-    return image[max(0, yi - r):yi + r + 1, max(0, xi - r):xi + r + 1]
+    xi, yi, r = (
+        min(max(int(round(x)), 0), w - 1),
+        min(max(int(round(y)), 0), h - 1),
+        max(0, int(half)),
+    )
+    return image[max(0, yi - r) : yi + r + 1, max(0, xi - r) : xi + r + 1]
 
 
 def _shares(window: np.ndarray, colour: int, n_colours: int) -> list[float]:
     """Shares of floor, the paint's tops, its sides, unknown and other colours' pixels."""
     counts = np.bincount(window.ravel(), minlength=2 * n_colours + 3) / window.size
     mine = counts[0] + counts[colour] + counts[n_colours + colour] + counts[2 * n_colours + 1]
-    return [counts[0], counts[colour], counts[n_colours + colour], counts[2 * n_colours + 1], 1 - mine]
+    return [
+        counts[0],
+        counts[colour],
+        counts[n_colours + colour],
+        counts[2 * n_colours + 1],
+        1 - mine,
+    ]
 
 
 def rule_keeps(rows: np.ndarray) -> np.ndarray:
@@ -171,12 +238,19 @@ def rule_keeps(rows: np.ndarray) -> np.ndarray:
     colour than the paint's (a sharp cast shadow has a square's outline too, but keeps
     the floor's colour)."""
     f = {name: rows[:, i] for i, name in enumerate(DARK_FEATURES)}
-    return (f["source"] != OUTLINE) | ((f["confidence"] >= TOP_OUTLINE) & (f["paint_distance"] <= f["floor_distance"]))
+    return (f["source"] != OUTLINE) | (
+        (f["confidence"] >= TOP_OUTLINE) & (f["paint_distance"] <= f["floor_distance"])
+    )
 
 
 def merged(pixels: list[Part], tops: list[Part], cube_size: float) -> list[Part]:
     """The tops found by outline, and the cubes found by pixels farther than SAME_CUBE from
     all of them (a lower cube in a pile shows no whole outline)."""
     near = (SAME_CUBE * cube_size) ** 2
-    return [p for p in pixels if all((p.centre[0] - t.centre[0]) ** 2 + (p.centre[1] - t.centre[1]) ** 2 > near
-                                     for t in tops)] + tops
+    return [
+        p
+        for p in pixels
+        if all(
+            (p.centre[0] - t.centre[0]) ** 2 + (p.centre[1] - t.centre[1]) ** 2 > near for t in tops
+        )
+    ] + tops

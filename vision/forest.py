@@ -4,6 +4,7 @@ stored as plain arrays, applied to many rows at once.
 OpenCV 5 no longer ships its ml module, and the counter needs only a forest of a few
 dozen shallow trees over a handful of numbers per blob, so it is written out here.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,6 +24,7 @@ class Forest:
     `threshold` (go left when the value is <= it), `left`/`right` (node rows), `value`
     (class shares of the training rows that reached the node); `roots` are each tree's
     first row, `classes` the class labels and `width` the number of features per row."""
+
     feature: np.ndarray
     threshold: np.ndarray
     left: np.ndarray
@@ -30,7 +32,7 @@ class Forest:
     value: np.ndarray
     roots: np.ndarray
     classes: np.ndarray
-    width: np.ndarray   # 0-d: features per row
+    width: np.ndarray  # 0-d: features per row
 
     @property
     def features(self) -> int:
@@ -40,10 +42,12 @@ class Forest:
         """Class shares averaged over the trees, one row per input row."""
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != self.features:
-            raise VisionError(f"the forest needs rows of {self.features} numbers, got shape {rows.shape}")
+            raise VisionError(
+                f"the forest needs rows of {self.features} numbers, got shape {rows.shape}"
+            )
         # (flat arrays and take: a tree is walked a level per step, and a step costs the
         # calls, not the arithmetic)
-        node = np.repeat(self.roots, len(rows))                         # tree by tree, row by row
+        node = np.repeat(self.roots, len(rows))  # tree by tree, row by row
         at = np.tile(np.arange(len(rows)) * rows.shape[1], len(self.roots))
         values = rows.ravel()
         # A leaf's children are itself (and its feature, LEAF, reads some column), so the
@@ -70,7 +74,7 @@ class Forest:
         np.savez_compressed(path, **{k: getattr(self, k) for k in self.__dataclass_fields__})
 
     @classmethod
-    def load(cls, path) -> "Forest":
+    def load(cls, path) -> Forest:
         try:
             with np.load(path) as data:
                 forest = cls(**{k: data[k] for k in cls.__dataclass_fields__})
@@ -82,10 +86,16 @@ class Forest:
             raise VisionError(f"{path} is not a saved forest") from None
         n = len(forest.feature)
         leaves = np.flatnonzero(forest.feature == LEAF)
-        if not all(len(a) == n for a in (forest.threshold, forest.left, forest.right, forest.value)) or \
-                forest.value.ndim != 2 or forest.value.shape[1] != len(forest.classes) or \
-                forest.feature.max(initial=0) >= forest.features or \
-                np.any(forest.left[leaves] != leaves) or np.any(forest.right[leaves] != leaves):
+        if (
+            not all(
+                len(a) == n for a in (forest.threshold, forest.left, forest.right, forest.value)
+            )
+            or forest.value.ndim != 2
+            or forest.value.shape[1] != len(forest.classes)
+            or forest.feature.max(initial=0) >= forest.features
+            or np.any(forest.left[leaves] != leaves)
+            or np.any(forest.right[leaves] != leaves)
+        ):
             raise VisionError(f"the forest in {path} is inconsistent")
         return forest
 
@@ -100,12 +110,21 @@ def shipped(path, features: tuple[str, ...], model: str, load=None):
     except VisionError as e:
         raise VisionError(f"{e}: {again}") from None
     if learnt.features != len(features):
-        raise VisionError(f"{path} was grown on {learnt.features} features, the counter has {len(features)}: {again}")
+        raise VisionError(
+            f"{path} was grown on {learnt.features} features, the counter has {len(features)}: {again}"
+        )
     return learnt
 
 
-def grow(rows: np.ndarray, labels: np.ndarray, trees: int = 60, depth: int = 10, min_leaf: int = 3,
-         features: int | None = None, seed: int = 0) -> Forest:
+def grow(
+    rows: np.ndarray,
+    labels: np.ndarray,
+    trees: int = 60,
+    depth: int = 10,
+    min_leaf: int = 3,
+    features: int | None = None,
+    seed: int = 0,
+) -> Forest:
     """A forest of `trees` trees, each grown on a bootstrap sample to at most `depth`,
     splitting on the best (Gini) of `features` randomly chosen columns per node."""
     rows = np.asarray(rows, dtype=np.float64)
@@ -119,18 +138,30 @@ def grow(rows: np.ndarray, labels: np.ndarray, trees: int = 60, depth: int = 10,
         roots.append(len(nodes))
         _grow_tree(rows[sample], y[sample], len(classes), depth, min_leaf, m, rng, nodes)
     feature, threshold, left, right, value = zip(*nodes)
-    return Forest(np.array(feature, np.int32), np.array(threshold), np.array(left, np.int32),
-                  np.array(right, np.int32), np.array(value), np.array(roots, np.int32), classes,
-                  np.array(rows.shape[1]))
+    return Forest(
+        np.array(feature, np.int32),
+        np.array(threshold),
+        np.array(left, np.int32),
+        np.array(right, np.int32),
+        np.array(value),
+        np.array(roots, np.int32),
+        classes,
+        np.array(rows.shape[1]),
+    )
 
 
 def _grow_tree(X, y, n_classes, depth, min_leaf, m, rng, nodes) -> None:
     """Append one tree's nodes (depth first, children after their parent)."""
+
     def node(idx: np.ndarray, level: int) -> int:
         me = len(nodes)
         counts = np.bincount(y[idx], minlength=n_classes).astype(np.float64)
         nodes.append((LEAF, 0.0, me, me, counts / counts.sum()))
-        split = None if level >= depth or counts.max() == len(idx) else _best_split(X[idx], y[idx], n_classes, min_leaf, m, rng)
+        split = (
+            None
+            if level >= depth or counts.max() == len(idx)
+            else _best_split(X[idx], y[idx], n_classes, min_leaf, m, rng)
+        )
         if split is None:
             return me
         f, t = split
@@ -139,6 +170,7 @@ def _grow_tree(X, y, n_classes, depth, min_leaf, m, rng, nodes) -> None:
         right = node(idx[~go], level + 1)
         nodes[me] = (f, t, left, right, nodes[me][4])
         return me
+
     node(np.arange(len(y)), 0)
 
 
@@ -149,11 +181,13 @@ def _best_split(X, y, n_classes, min_leaf, m, rng) -> tuple[int, float] | None:
     for f in rng.choice(X.shape[1], size=min(m, X.shape[1]), replace=False):
         order = np.argsort(X[:, f], kind="stable")
         v = X[order, f]
-        left = np.cumsum(onehot[order], axis=0)[:-1]          # class counts left of each cut
+        left = np.cumsum(onehot[order], axis=0)[:-1]  # class counts left of each cut
         right = left[-1] + onehot[order[-1]] - left
         nl = np.arange(1, n, dtype=np.float64)
         nr = n - nl
-        gini = nl * (1 - ((left / nl[:, None]) ** 2).sum(1)) + nr * (1 - ((right / nr[:, None]) ** 2).sum(1))
+        gini = nl * (1 - ((left / nl[:, None]) ** 2).sum(1)) + nr * (
+            1 - ((right / nr[:, None]) ** 2).sum(1)
+        )
         valid = (v[:-1] < v[1:]) & (nl >= min_leaf) & (nr >= min_leaf)
         if not valid.any():
             continue

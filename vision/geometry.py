@@ -2,6 +2,7 @@
 
 Everything outside the floor quadrilateral (walls, table) is cut away by the warp itself.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,21 +25,30 @@ def check_corners(corners, frame_size: tuple[int, int]) -> np.ndarray:
     if pts.ndim != 2 or pts.shape[1] != 2:
         raise VisionError(f"tray corners must be x,y points, got {np.asarray(corners).tolist()!r}")
     if len(pts) != 4:
-        raise VisionError(f"the tray needs exactly 4 corners (clockwise from top-left), got {len(pts)}")
+        raise VisionError(
+            f"the tray needs exactly 4 corners (clockwise from top-left), got {len(pts)}"
+        )
     if not np.all(np.isfinite(pts)):
         raise VisionError("tray corners must be finite numbers")
     w, h = frame_size
     for i, (x, y) in enumerate(pts):
         if not (0 <= x <= w and 0 <= y <= h):
-            raise VisionError(f"tray corner {i + 1} ({x:g},{y:g}) is outside the {w}x{h} frame "
-                              f"(x from 0 to {w}, y from 0 to {h})")
+            raise VisionError(
+                f"tray corner {i + 1} ({x:g},{y:g}) is outside the {w}x{h} frame "
+                f"(x from 0 to {w}, y from 0 to {h})"
+            )
     # Clockwise in image coordinates (y down) means every cross product is positive.
     edges = np.roll(pts, -1, axis=0) - pts
-    cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    cross = (
+        edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1]
+        - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    )
     if not all(c > 0 for c in cross):
         raise VisionError("tray corners must form a convex shape given clockwise from top-left")
     if cv2.contourArea(pts.astype(np.float32)) < 0.01 * w * h:
-        raise VisionError("tray corners enclose almost nothing: the tray must fill more of the frame")
+        raise VisionError(
+            "tray corners enclose almost nothing: the tray must fill more of the frame"
+        )
     return pts.astype(np.float32)
 
 
@@ -52,20 +62,28 @@ def natural_size(corners: np.ndarray) -> tuple[float, float]:
 @dataclass(frozen=True)
 class TrayGeometry:
     """Maps frames of one size to a rectified floor image of `rect_size` (width, height)."""
-    corners: np.ndarray          # 4x2 image pixels, clockwise from top-left
+
+    corners: np.ndarray  # 4x2 image pixels, clockwise from top-left
     rect_size: tuple[int, int]
 
     def __post_init__(self):
         w, h = self.rect_size
         dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-        object.__setattr__(self, "matrix", cv2.getPerspectiveTransform(np.float32(self.corners), dst))
+        object.__setattr__(
+            self, "matrix", cv2.getPerspectiveTransform(np.float32(self.corners), dst)
+        )
         object.__setattr__(self, "inverse", np.linalg.inv(self.matrix))
 
     def rectify(self, frame: np.ndarray) -> np.ndarray:
         # INTER_AREA is not supported by warpPerspective; linear with a shrink this
         # mild keeps cube edges clean.
-        return cv2.warpPerspective(frame, self.matrix, self.rect_size, flags=cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_REPLICATE)
+        return cv2.warpPerspective(
+            frame,
+            self.matrix,
+            self.rect_size,
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
 
     def to_rect(self, points) -> np.ndarray:
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
@@ -89,10 +107,16 @@ def floor_insets(floor_like: np.ndarray, share: float = 0.6) -> tuple[int, ...]:
     bottom (left, right), left (top, bottom).
     """
     h, w = floor_like.shape
-    views = [floor_like[:, : w // 2], floor_like[:, w // 2:],              # from the top
-             floor_like[: h // 2, ::-1].T, floor_like[h // 2:, ::-1].T,    # from the right
-             floor_like[::-1, : w // 2], floor_like[::-1, w // 2:],        # from the bottom
-             floor_like[: h // 2, :].T, floor_like[h // 2:, :].T]          # from the left
+    views = [
+        floor_like[:, : w // 2],
+        floor_like[:, w // 2 :],  # from the top
+        floor_like[: h // 2, ::-1].T,
+        floor_like[h // 2 :, ::-1].T,  # from the right
+        floor_like[::-1, : w // 2],
+        floor_like[::-1, w // 2 :],  # from the bottom
+        floor_like[: h // 2, :].T,
+        floor_like[h // 2 :, :].T,
+    ]  # from the left
     out = []
     for v in views:
         rows = v[: max(1, v.shape[0] // 3)].mean(axis=1)

@@ -15,6 +15,7 @@ The dark judge (vision.dark) has a net of the same layers, on patches of its own
 Only the forward pass is here; `companion train --model net` (or `darknet`) grows them
 (companion.net_training).
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,15 @@ HIDDEN = 64
 BATCH = 64
 
 
-def patch(level: np.ndarray, coarse: np.ndarray, inside: np.ndarray, colour: int, n_colours: int,
-          sides: tuple[float, float], cube_size: float) -> np.ndarray:
+def patch(
+    level: np.ndarray,
+    coarse: np.ndarray,
+    inside: np.ndarray,
+    colour: int,
+    n_colours: int,
+    sides: tuple[float, float],
+    cube_size: float,
+) -> np.ndarray:
     """PATCH x PATCH x PATCH_CHANNELS (uint8, 0..255) round `colour`'s pixels in a blob.
 
     `level`: light relative to the lit floor; `coarse`: the counter's labels; `inside`: the
@@ -69,12 +77,24 @@ def patch(level: np.ndarray, coarse: np.ndarray, inside: np.ndarray, colour: int
     turn = cv2.getRotationMatrix2D((float(cx), float(cy)), -angle, scale)
     turn[:, 2] += (PATCH / 2 - cx, PATCH / 2 - cy)
     others = inside & (coarse >= 1) & (coarse <= 2 * n_colours) & ~faces
-    masks = cv2.merge([m.view(np.uint8) for m in (inside & (coarse == colour), inside & (coarse == n_colours + colour),
-                                                  others, inside & (coarse > 2 * n_colours))])
+    masks = cv2.merge(
+        [
+            m.view(np.uint8)
+            for m in (
+                inside & (coarse == colour),
+                inside & (coarse == n_colours + colour),
+                others,
+                inside & (coarse > 2 * n_colours),
+            )
+        ]
+    )
     flags = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     out = np.empty((PATCH, PATCH, len(PATCH_CHANNELS)), np.float32)
     out[..., :4] = cv2.warpAffine(masks.astype(np.float32), turn, (PATCH, PATCH), flags=flags)
-    out[..., 4] = cv2.warpAffine(level, turn, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderValue=1.0) / LIGHT_SPAN
+    out[..., 4] = (
+        cv2.warpAffine(level, turn, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderValue=1.0)
+        / LIGHT_SPAN
+    )
     edges = sharp_edges(cv2.log(cv2.max(level, DARKEST)))
     out[..., 5] = cv2.warpAffine(edges, turn, (PATCH, PATCH), flags=flags) / EDGE_SPAN
     return np.clip(out * 255, 0, 255).astype(np.uint8)
@@ -100,7 +120,9 @@ def pool(x: np.ndarray, trace: bool = False) -> tuple[np.ndarray, np.ndarray | N
     n, h, w, c = x.shape
     # (the four corners' elementwise maximum: a reduction over two inner axes costs
     # several times more)
-    m = np.maximum(np.maximum(x[:, ::2, ::2], x[:, ::2, 1::2]), np.maximum(x[:, 1::2, ::2], x[:, 1::2, 1::2]))
+    m = np.maximum(
+        np.maximum(x[:, ::2, ::2], x[:, ::2, 1::2]), np.maximum(x[:, 1::2, ::2], x[:, 1::2, 1::2])
+    )
     return m, x.reshape(n, h // 2, 2, w // 2, 2, c) == m[:, :, None, :, None, :] if trace else None
 
 
@@ -112,7 +134,9 @@ class Net:
         self.p = p
 
     @classmethod
-    def random(cls, features: int, classes: int, seed: int = 0, channels: int = len(PATCH_CHANNELS)) -> "Net":
+    def random(
+        cls, features: int, classes: int, seed: int = 0, channels: int = len(PATCH_CHANNELS)
+    ) -> Net:
         """Fresh weights (He initialisation) for patches of `channels`, rows left unscaled."""
         rng = np.random.default_rng(seed)
         p, c = {}, channels
@@ -143,11 +167,17 @@ class Net:
     def inputs(self, patches: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Patches (uint8) and feature rows as the net takes them."""
         rows = np.asarray(rows, np.float32)
-        if rows.ndim != 2 or rows.shape[1] != self.features or len(patches) != len(rows) \
-                or patches.shape[1:] != (PATCH, PATCH, self.channels):
-            raise VisionError(f"the net needs a {PATCH}x{PATCH}x{self.channels} patch and a row of "
-                              f"{self.features} numbers each, got patches of shape {patches.shape} "
-                              f"and rows of shape {rows.shape}")
+        if (
+            rows.ndim != 2
+            or rows.shape[1] != self.features
+            or len(patches) != len(rows)
+            or patches.shape[1:] != (PATCH, PATCH, self.channels)
+        ):
+            raise VisionError(
+                f"the net needs a {PATCH}x{PATCH}x{self.channels} patch and a row of "
+                f"{self.features} numbers each, got patches of shape {patches.shape} "
+                f"and rows of shape {rows.shape}"
+            )
         return patches.astype(np.float32) / 255, (rows - self.p["mu"]) / self.p["sd"]
 
     def forward(self, x: np.ndarray, f: np.ndarray, trace: bool = False):
@@ -167,14 +197,17 @@ class Net:
     def proba(self, patches: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Class shares (counts 0, 1, ...) per patch and its feature row."""
         x, f = self.inputs(patches, rows)
-        out = [softmax(self.forward(x[s:s + BATCH], f[s:s + BATCH])[0]) for s in range(0, len(x), BATCH)]
+        out = [
+            softmax(self.forward(x[s : s + BATCH], f[s : s + BATCH])[0])
+            for s in range(0, len(x), BATCH)
+        ]
         return np.concatenate(out) if out else np.zeros((0, self.classes))
 
     def save(self, path) -> None:
         np.savez_compressed(path, **self.p)
 
     @classmethod
-    def load(cls, path) -> "Net":
+    def load(cls, path) -> Net:
         try:
             with np.load(path) as data:
                 p = {k: data[k] for k in data.files}
@@ -182,8 +215,12 @@ class Net:
             raise VisionError(f"cannot read the net in {path}: {e}") from None
         except (ValueError, zipfile.BadZipFile):
             raise VisionError(f"{path} is not a saved net") from None
-        expected = cls.random(len(p.get("mu", ())), len(p.get("bo", ())), channels=len(p.get("w0", ())) // 9)
-        if p.keys() != expected.p.keys() or any(p[k].shape != v.shape for k, v in expected.p.items()):
+        expected = cls.random(
+            len(p.get("mu", ())), len(p.get("bo", ())), channels=len(p.get("w0", ())) // 9
+        )
+        if p.keys() != expected.p.keys() or any(
+            p[k].shape != v.shape for k, v in expected.p.items()
+        ):
             raise VisionError(f"the net in {path} does not have the layers of this counter")
         return cls(p)
 
@@ -191,4 +228,3 @@ class Net:
 def softmax(logits: np.ndarray) -> np.ndarray:
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
-

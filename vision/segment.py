@@ -6,6 +6,7 @@ than any shadow, or of black's hue); what is left here is grouping the coarse la
 blobs, dropping specks too small to be any part of a cube, and giving the pieces cut off
 from a blob by a shadow line back to it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,14 +39,18 @@ HOLE = 0.25
 
 @dataclass(frozen=True)
 class Blob:
-    index: int                 # component number in the component image
-    area: int                  # pixels
+    index: int  # component number in the component image
+    area: int  # pixels
     box: tuple[int, int, int, int]  # x, y, w, h
-    centre: tuple[float, float]     # rectified px
-    class_pixels: np.ndarray   # pixels per coarse class: [floor, tops 1..K, other faces 1..K, unknown, dark part]
+    centre: tuple[float, float]  # rectified px
+    class_pixels: (
+        np.ndarray
+    )  # pixels per coarse class: [floor, tops 1..K, other faces 1..K, unknown, dark part]
 
 
-def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: float) -> tuple[np.ndarray, list[Blob]]:
+def find_blobs(
+    coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: float
+) -> tuple[np.ndarray, list[Blob]]:
     """Component image and the blobs big enough to hold part of a cube."""
     foreground = (coarse != FLOOR).astype(np.uint8)
     # Specks and strips thinner than half a cube (noise, the foot of the wall where the
@@ -56,9 +61,11 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     # between two pieces is open at its ends, so it stays)
     k = max(3, int(round(cube_size / 2)) | 1)
     holes, hole_areas = pieces(1 - foreground)
-    small = (hole_areas <= HOLE * cube_size ** 2).astype(np.uint8)
+    small = (hole_areas <= HOLE * cube_size**2).astype(np.uint8)
     solid = foreground | small[holes]
-    core = cv2.morphologyEx(solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    core = cv2.morphologyEx(
+        solid, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
     foreground &= cv2.dilate(core, np.ones((k, k), np.uint8))
     n, comps, areas, boxes, centroids = _components(foreground)
     inner = areas - _in_band(comps, n)
@@ -66,12 +73,22 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
     kept[0] = False
     comps = np.take(np.where(kept, np.arange(n, dtype=np.int32), 0), comps)
     classes = 2 * n_colours + 3
-    per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(n, classes)
+    per_class = np.bincount((comps * classes + coarse).ravel(), minlength=n * classes).reshape(
+        n, classes
+    )
     # the pieces of cube pixels outside the blobs
     loose = ((coarse != FLOOR) & (comps == 0)).astype(np.uint8)
     count, fragments = cv2.connectedComponents(loose, connectivity=8)
-    given = _fragment_owners(comps, coarse, fragments, count, n_colours, per_class[:, 1:n_colours + 1],
-                             FRAGMENT_REACH * cube_size, FRAGMENT_TOP * cube_size ** 2)
+    given = _fragment_owners(
+        comps,
+        coarse,
+        fragments,
+        count,
+        n_colours,
+        per_class[:, 1 : n_colours + 1],
+        FRAGMENT_REACH * cube_size,
+        FRAGMENT_TOP * cube_size**2,
+    )
     areas = areas.astype(np.float64)
     sums = centroids * areas[:, None]
     if given.any():
@@ -84,23 +101,36 @@ def find_blobs(coarse: np.ndarray, n_colours: int, cube_area: float, cube_size: 
             mine = owner == b
             bx, by = xs[mine], ys[mine]
             x0, y0 = min(boxes[b, 0], bx.min()), min(boxes[b, 1], by.min())
-            boxes[b] = (x0, y0, max(boxes[b, 0] + boxes[b, 2], bx.max() + 1) - x0,
-                        max(boxes[b, 1] + boxes[b, 3], by.max() + 1) - y0)
+            boxes[b] = (
+                x0,
+                y0,
+                max(boxes[b, 0] + boxes[b, 2], bx.max() + 1) - x0,
+                max(boxes[b, 1] + boxes[b, 3], by.max() + 1) - y0,
+            )
             areas[b] += len(bx)
             sums[b] += bx.sum(), by.sum()
         added = np.bincount(owner * classes + coarse[ys, xs], minlength=n * classes)
         per_class = per_class + added.reshape(n, classes)
-    return comps, [Blob(int(i), int(areas[i]), tuple(int(v) for v in boxes[i]),
-                        (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])), per_class[i])
-                   for i in np.nonzero(kept)[0]]
+    return comps, [
+        Blob(
+            int(i),
+            int(areas[i]),
+            tuple(int(v) for v in boxes[i]),
+            (float(sums[i, 0] / areas[i]), float(sums[i, 1] / areas[i])),
+            per_class[i],
+        )
+        for i in np.nonzero(kept)[0]
+    ]
 
 
 def _in_band(comps: np.ndarray, n: int) -> np.ndarray:
     """Pixels of each of the `n` labels in the EDGE_BAND along the image's edge."""
     h, w = comps.shape
     e = EDGE_BAND
-    return sum(np.bincount(strip.ravel(), minlength=n)
-               for strip in (comps[:e], comps[h - e:], comps[e:h - e, :e], comps[e:h - e, w - e:]))
+    return sum(
+        np.bincount(strip.ravel(), minlength=n)
+        for strip in (comps[:e], comps[h - e :], comps[e : h - e, :e], comps[e : h - e, w - e :])
+    )
 
 
 def pieces(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -136,13 +166,24 @@ def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarr
         if n > 1:
             grouped = v[order]
             low = np.minimum.reduceat(grouped, starts)
-            boxes[1:, axis], boxes[1:, axis + 2] = low, np.maximum.reduceat(grouped, starts) - low + 1
+            boxes[1:, axis], boxes[1:, axis + 2] = (
+                low,
+                np.maximum.reduceat(grouped, starts) - low + 1,
+            )
         centroids[1:, axis] = np.bincount(label, weights=v, minlength=n)[1:] / areas[1:]
     return n, comps, areas, boxes, centroids
 
 
-def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarray, count: int, n_colours: int,
-                     tops: np.ndarray, reach: float, least_top: float) -> np.ndarray:
+def _fragment_owners(
+    comps: np.ndarray,
+    coarse: np.ndarray,
+    fragments: np.ndarray,
+    count: int,
+    n_colours: int,
+    tops: np.ndarray,
+    reach: float,
+    least_top: float,
+) -> np.ndarray:
     """For each piece of cube pixels outside the blobs (`fragments`, `count` of them with the
     background), the blob it joins (0: none): the blob nearest to it, if within `reach` px,
     unless the piece is that blob's own side or the foot of a wall (see FRAGMENT_REACH;
@@ -156,14 +197,17 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarra
     # distance from the pixels near a blob to the nearest blob pixel, and which pixel that
     # is, in the window round them
     x0, y0 = max(0, xs.min() - r - 1), max(0, ys.min() - r - 1)
-    window = comps[y0:ys.max() + r + 2, x0:xs.max() + r + 2]
-    dist, nearest = cv2.distanceTransformWithLabels((window == 0).astype(np.uint8), cv2.DIST_L2, 3,
-                                                    labelType=cv2.DIST_LABEL_PIXEL)
+    window = comps[y0 : ys.max() + r + 2, x0 : xs.max() + r + 2]
+    dist, nearest = cv2.distanceTransformWithLabels(
+        (window == 0).astype(np.uint8), cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL
+    )
     owner = np.zeros(int(nearest.max()) + 1, np.int32)
     owner[nearest[window > 0]] = window[window > 0]
     d, piece = dist[ys - y0, xs - x0], fragments[ys, xs]
     order = np.lexsort((d, piece))
-    closest = order[np.unique(piece[order], return_index=True)[1]]   # each piece's pixel nearest a blob
+    closest = order[
+        np.unique(piece[order], return_index=True)[1]
+    ]  # each piece's pixel nearest a blob
     blob, piece = owner[nearest[ys[closest] - y0, xs[closest] - x0]], piece[closest]
     # each piece's paint (by its top and side pixels) and its top pixels
     mine = fragments > 0
@@ -172,7 +216,7 @@ def _fragment_owners(comps: np.ndarray, coarse: np.ndarray, fragments: np.ndarra
     paint = np.where(label <= n_colours, label, label - n_colours) * (label <= 2 * n_colours)
     per_paint = np.bincount(owner_of * (n_colours + 1) + paint, minlength=count * (n_colours + 1))
     per_paint = per_paint.reshape(count, -1)[piece]
-    area = per_paint.sum(axis=1)      # (paint 0: unknown and dark parts)
+    area = per_paint.sum(axis=1)  # (paint 0: unknown and dark parts)
     per_paint = per_paint[:, 1:]
     main = per_paint.argmax(axis=1)
     top = np.bincount(owner_of, (label >= 1) & (label <= n_colours), count)[piece]

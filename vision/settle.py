@@ -8,6 +8,7 @@ stillness the state is settled; it is reported when it differs from the last rep
 so a cube that trickles out late gives a second, complete event instead of silence, and a
 hand that passes over without changing the contents gives none.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,27 +32,31 @@ STILL_SECONDS = 0.3
 
 @dataclass(frozen=True)
 class SettleEvent:
-    frame_index: int     # index of the frame whose update() fired the event
-    time: float          # that frame's time
-    delay: float         # seconds since the last frame that showed movement
-    image: np.ndarray    # the frame that fired (settled), for counting
+    frame_index: int  # index of the frame whose update() fired the event
+    time: float  # that frame's time
+    delay: float  # seconds since the last frame that showed movement
+    image: np.ndarray  # the frame that fired (settled), for counting
 
 
 class SettleDetector:
-    def __init__(self, still_seconds: float = STILL_SECONDS, threshold: float = BLOCK_THRESHOLD,
-                 min_blocks: int = MIN_CHANGED_BLOCKS):
+    def __init__(
+        self,
+        still_seconds: float = STILL_SECONDS,
+        threshold: float = BLOCK_THRESHOLD,
+        min_blocks: int = MIN_CHANGED_BLOCKS,
+    ):
         self.still_seconds = still_seconds
         self.threshold = threshold
         self.min_blocks = min_blocks
         self.index = -1
-        self._previous = None        # block means of the previous frame
-        self._anchor = None          # block means of the first frame of this still run
-        self._still_since = None     # time of that frame
-        self._last_motion = None     # time of the last frame that moved
+        self._previous = None  # block means of the previous frame
+        self._anchor = None  # block means of the first frame of this still run
+        self._still_since = None  # time of that frame
+        self._last_motion = None  # time of the last frame that moved
         self._previous_time = None
-        self._reported = None        # block means of the last reported settled state
+        self._reported = None  # block means of the last reported settled state
         self._previously_reported = None
-        self._settled = False        # current still run already decided
+        self._settled = False  # current still run already decided
 
     def _blocks(self, image: np.ndarray) -> np.ndarray:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
@@ -71,13 +76,19 @@ class SettleDetector:
         diff = np.abs(a - b * gain).max(axis=2)
         return int(np.count_nonzero(diff > self.threshold)) >= self.min_blocks
 
-    def update(self, image: np.ndarray, time: float, index: int | None = None) -> SettleEvent | None:
+    def update(
+        self, image: np.ndarray, time: float, index: int | None = None
+    ) -> SettleEvent | None:
         """Feed the next frame; return an event when this frame decides a new settled state."""
         self.index = self.index + 1 if index is None else index
         blocks = self._blocks(image)
         previous, self._previous = self._previous, blocks
         previous_time, self._previous_time = self._previous_time, time
-        if previous is None or self._changed(previous, blocks) or self._changed(self._anchor, blocks):
+        if (
+            previous is None
+            or self._changed(previous, blocks)
+            or self._changed(self._anchor, blocks)
+        ):
             if previous is not None:
                 # Things were still moving in the previous frame: this one is the first
                 # that may be at rest.

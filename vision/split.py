@@ -14,13 +14,14 @@ generated tables by `companion train`: it sees the rules' answer and the measure
 it (FEATURES) and was taught the true counts. A small net (vision.net), taught the same,
 looks at the colour's pixels themselves, and the two decide together.
 """
+
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -67,7 +68,7 @@ SHADOW_REACH = 1.5
 
 @dataclass(frozen=True)
 class Part:
-    colour: int | None         # class number 1..K, None for unknown
+    colour: int | None  # class number 1..K, None for unknown
     centre: tuple[float, float]  # rectified px
     confidence: float
 
@@ -76,7 +77,8 @@ class Part:
 class Decision:
     """One call the counter made (how many cubes of a colour a blob holds, whether a
     candidate is a cube): how likely it is right, and where it was made."""
-    share: float                 # the deciding forest's vote share (without one, the rules' confidence)
+
+    share: float  # the deciding forest's vote share (without one, the rules' confidence)
     centre: tuple[float, float]  # rectified px
 
 
@@ -84,15 +86,24 @@ def cubes_in_area(area: float, unit: float) -> tuple[int, float]:
     """Number of cubes that explain `area` (at least one), and a confidence 0..1 in that number."""
     ratio = float(area / unit)
     n = max(math.floor(ratio) + (1 if ratio - math.floor(ratio) >= ROUND_UP_FROM else 0), 1)
-    confidence = min(max(1.0 - 2.0 * abs(ratio - n) / max(1.0, n ** 0.5), 0.0), 1.0)
+    confidence = min(max(1.0 - 2.0 * abs(ratio - n) / max(1.0, n**0.5), 0.0), 1.0)
     return n, confidence
 
 
-def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float,
-                units: list[float], dim: frozenset = frozenset(), forest: Forest | None = None,
-                gaps: dict[int, float] | None = None,
-                sides: list[tuple[float, float]] | None = None, net: Net | None = None,
-                light: Callable[[], np.ndarray] | None = None) -> tuple[list[Part], list[Decision]]:
+def split_blobs(
+    blobs: list[Blob],
+    comps: np.ndarray,
+    coarse: np.ndarray,
+    n_colours: int,
+    top_area: float,
+    units: list[float],
+    dim: frozenset = frozenset(),
+    forest: Forest | None = None,
+    gaps: dict[int, float] | None = None,
+    sides: list[tuple[float, float]] | None = None,
+    net: Net | None = None,
+    light: Callable[[], np.ndarray] | None = None,
+) -> tuple[list[Part], list[Decision]]:
     """Cubes in the blobs of one frame, and the decisions behind their counts.
     `top_area`: one cube's top; `units`: one lone cube's silhouette where each blob lies;
     `dim`: colours dark enough to be confused with the shaded sides and shadows of other
@@ -109,36 +120,68 @@ def split_blobs(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colo
     pixels = blob_pixels(blobs, comps, coarse, n_colours, top_area)
     counts = rule_counts(blobs, pixels, n_colours, top_area, units, dim)
     if forest is None:
-        decisions = [Decision(confidence, blob.centre) for blob, found in zip(blobs, counts)
-                     for _, confidence in found.values()]
+        decisions = [
+            Decision(confidence, blob.centre)
+            for blob, found in zip(blobs, counts)
+            for _, confidence in found.values()
+        ]
     else:
         decisions = []
         sides = sides or [(0.0, 0.0)] * len(blobs)
-        rows, where = feature_rows(blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {}, sides)
+        rows, where = feature_rows(
+            blobs, pixels, n_colours, top_area, units, dim, counts, gaps or {}, sides
+        )
         if rows:
+
             def patches_of(ask: np.ndarray) -> np.ndarray:
-                return blob_patches(blobs, comps, coarse, light(), n_colours, top_area, [where[k] for k in ask], sides)
-            found, shares = decide(forest, net, np.array(rows), None if light is None else patches_of, COUNT_LEAN)
+                return blob_patches(
+                    blobs,
+                    comps,
+                    coarse,
+                    light(),
+                    n_colours,
+                    top_area,
+                    [where[k] for k in ask],
+                    sides,
+                )
+
+            found, shares = decide(
+                forest, net, np.array(rows), None if light is None else patches_of, COUNT_LEAN
+            )
             # Lone cubes in the open are not asked (see PLAIN_BLOB): they are right far
             # more often than any vote share says, so only the forest's answers are doubted.
-            decisions = [Decision(float(share), blobs[i].centre) for (i, _), share in zip(where, shares)]
+            decisions = [
+                Decision(float(share), blobs[i].centre) for (i, _), share in zip(where, shares)
+            ]
             for (i, c), n, share in zip(where, found, shares):
                 if n > 0:
                     counts[i][c] = (int(n), float(share))
                 else:
                     counts[i].pop(c, None)
-    parts = [_parts(blob, px, n_colours, unit, cnt) for blob, px, unit, cnt in zip(blobs, pixels, units, counts)]
+    parts = [
+        _parts(blob, px, n_colours, unit, cnt)
+        for blob, px, unit, cnt in zip(blobs, pixels, units, counts)
+    ]
     named = np.array([p.centre for ps in parts for p in ps if p.colour is not None]).reshape(-1, 2)
-    reach = SHADOW_REACH * top_area ** 0.5
+    reach = SHADOW_REACH * top_area**0.5
     # a blob that is unknown only for its dark parts, beside a named cube, is its shadow
-    return [p for blob, unit, cnt, ps in zip(blobs, units, counts, parts)
-            if cnt or blob.class_pixels[2 * n_colours + 1] >= MIN_UNKNOWN_FRACTION * unit
-            or not _within(blob.box, named, reach) for p in ps], decisions
+    return [
+        p
+        for blob, unit, cnt, ps in zip(blobs, units, counts, parts)
+        if cnt
+        or blob.class_pixels[2 * n_colours + 1] >= MIN_UNKNOWN_FRACTION * unit
+        or not _within(blob.box, named, reach)
+        for p in ps
+    ], decisions
 
 
-def decide(forest: Forest, net: Net | None, rows: np.ndarray,
-           patches_of: Callable[[np.ndarray], np.ndarray] | None = None,
-           lean: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def decide(
+    forest: Forest,
+    net: Net | None,
+    rows: np.ndarray,
+    patches_of: Callable[[np.ndarray], np.ndarray] | None = None,
+    lean: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
     """The class of each row (a count; for the dark judge, cube or not) and its share: the
     forest's vote shares, averaged with the net's class shares of the rows' patches
     (`patches_of(indices)`) where the forest's share is below NET_BELOW. With a `lean`,
@@ -149,14 +192,22 @@ def decide(forest: Forest, net: Net | None, rows: np.ndarray,
     shares[:, forest.classes] = forest.proba(rows)
     ask = np.flatnonzero(shares.max(axis=1) < NET_BELOW)
     if net is not None and patches_of is not None and len(ask):
-        shares[ask, :net.classes] += net.proba(patches_of(ask), rows[ask])
+        shares[ask, : net.classes] += net.proba(patches_of(ask), rows[ask])
         shares[ask] /= 2
     best = (shares * (1 + lean) ** np.arange(width)).argmax(axis=1)
     return best, shares[np.arange(len(rows)), best]
 
 
-def blob_patches(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, level: np.ndarray, n_colours: int,
-                 top_area: float, where: list[tuple[int, int]], sides: list[tuple[float, float]]) -> np.ndarray:
+def blob_patches(
+    blobs: list[Blob],
+    comps: np.ndarray,
+    coarse: np.ndarray,
+    level: np.ndarray,
+    n_colours: int,
+    top_area: float,
+    where: list[tuple[int, int]],
+    sides: list[tuple[float, float]],
+) -> np.ndarray:
     """The net's patch (vision.net.patch) of each (blob index, colour) in `where`."""
     size = math.sqrt(top_area)
     # a window round the blob that holds every patch turned any way round its pixels
@@ -165,8 +216,12 @@ def blob_patches(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, level
     out = []
     for i, c in where:
         x, y, bw, bh = blobs[i].box
-        cut = np.s_[max(0, y - m):min(h, y + bh + m), max(0, x - m):min(w, x + bw + m)]
-        out.append(patch(level[cut], coarse[cut], comps[cut] == blobs[i].index, c, n_colours, sides[i], size))
+        cut = np.s_[max(0, y - m) : min(h, y + bh + m), max(0, x - m) : min(w, x + bw + m)]
+        out.append(
+            patch(
+                level[cut], coarse[cut], comps[cut] == blobs[i].index, c, n_colours, sides[i], size
+            )
+        )
     return np.array(out, np.uint8).reshape(len(out), PATCH, PATCH, len(PATCH_CHANNELS))
 
 
@@ -219,10 +274,12 @@ class ColourPixels:
 class BlobPixels:
     """One blob's pixels and coarse labels over its box, and its colours' ColourPixels."""
 
-    def __init__(self, blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float):
+    def __init__(
+        self, blob: Blob, comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float
+    ):
         x, y, w, h = blob.box
-        self.inside = comps[y:y + h, x:x + w] == blob.index
-        self.window = coarse[y:y + h, x:x + w]
+        self.inside = comps[y : y + h, x : x + w] == blob.index
+        self.window = coarse[y : y + h, x : x + w]
         self.n_colours, self.top_area = n_colours, top_area
         self._colours: dict[int, ColourPixels] = {}
 
@@ -236,25 +293,41 @@ class BlobPixels:
     @functools.cached_property
     def shape(self) -> tuple[float, float]:
         """The blob's length and width in cube edges."""
-        return tuple(side / self.top_area ** 0.5 for side in _rect_sides(self.inside))
+        return tuple(side / self.top_area**0.5 for side in _rect_sides(self.inside))
 
 
-def blob_pixels(blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int,
-                top_area: float) -> list[BlobPixels]:
+def blob_pixels(
+    blobs: list[Blob], comps: np.ndarray, coarse: np.ndarray, n_colours: int, top_area: float
+) -> list[BlobPixels]:
     """The BlobPixels of each blob (`comps`: the component image, `coarse` the labels)."""
     return [BlobPixels(b, comps, coarse, n_colours, top_area) for b in blobs]
 
 
-def rule_counts(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top_area: float,
-                units: list[float], dim: frozenset) -> list[dict[int, tuple[int, float]]]:
+def rule_counts(
+    blobs: list[Blob],
+    pixels: list[BlobPixels],
+    n_colours: int,
+    top_area: float,
+    units: list[float],
+    dim: frozenset,
+) -> list[dict[int, tuple[int, float]]]:
     """Per blob, cubes per colour (count, confidence) by the rules alone."""
-    return [_rule_counts(b, px, n_colours, top_area, u, dim) for b, px, u in zip(blobs, pixels, units)]
+    return [
+        _rule_counts(b, px, n_colours, top_area, u, dim) for b, px, u in zip(blobs, pixels, units)
+    ]
 
 
-def feature_rows(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, top_area: float,
-                 units: list[float], dim: frozenset, counts: list[dict[int, tuple[int, float]]],
-                 gaps: dict[int, float],
-                 sides: list[tuple[float, float]]) -> tuple[list[list[float]], list[tuple[int, int]]]:
+def feature_rows(
+    blobs: list[Blob],
+    pixels: list[BlobPixels],
+    n_colours: int,
+    top_area: float,
+    units: list[float],
+    dim: frozenset,
+    counts: list[dict[int, tuple[int, float]]],
+    gaps: dict[int, float],
+    sides: list[tuple[float, float]],
+) -> tuple[list[list[float]], list[tuple[int, int]]]:
     """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each
     row (`counts`: the rules' counts; `gaps`, `sides`: see split_blobs)."""
     rows, where = [], []
@@ -262,8 +335,18 @@ def feature_rows(blobs: list[Blob], pixels: list[BlobPixels], n_colours: int, to
         if _one_plain_cube(blob, n_colours, top_area, unit, counts[i]):
             continue
         for c in range(1, n_colours + 1):
-            row = colour_features(blob, px, n_colours, top_area, unit, dim, c, counts[i], gaps.get(c, NO_GAP),
-                                  sides[i])
+            row = colour_features(
+                blob,
+                px,
+                n_colours,
+                top_area,
+                unit,
+                dim,
+                c,
+                counts[i],
+                gaps.get(c, NO_GAP),
+                sides[i],
+            )
             if row is not None:
                 rows.append(row)
                 where.append((i, c))
@@ -283,14 +366,23 @@ PLAIN_OTHERS = 0.1
 PLAIN_SURE = 0.5
 
 
-def _one_plain_cube(blob: Blob, n_colours: int, top_area: float, cube_area: float,
-                    counts: dict[int, tuple[int, float]]) -> bool:
+def _one_plain_cube(
+    blob: Blob,
+    n_colours: int,
+    top_area: float,
+    cube_area: float,
+    counts: dict[int, tuple[int, float]],
+) -> bool:
     if len(counts) != 1 or blob.area > PLAIN_BLOB * cube_area:
         return False
-    (c, (n, sure)), = counts.items()
-    tops = blob.class_pixels[1:n_colours + 1] / top_area
-    return (n == 1 and sure >= PLAIN_SURE and PLAIN_TOP[0] <= tops[c - 1] <= PLAIN_TOP[1]
-            and tops.sum() - tops[c - 1] < PLAIN_OTHERS)
+    ((c, (n, sure)),) = counts.items()
+    tops = blob.class_pixels[1 : n_colours + 1] / top_area
+    return (
+        n == 1
+        and sure >= PLAIN_SURE
+        and PLAIN_TOP[0] <= tops[c - 1] <= PLAIN_TOP[1]
+        and tops.sum() - tops[c - 1] < PLAIN_OTHERS
+    )
 
 
 # What the forest sees of one colour in a blob, in this order: its top and side pixels
@@ -310,11 +402,40 @@ def _one_plain_cube(blob: Blob, n_colours: int, top_area: float, cube_area: floa
 # there (in cube edges), and where the top that one square leaves lies from it, along the
 # way the sides show and across (in cube edges): a cube's own side lit like a top lies
 # that way, the top of a cube under a pile on any side.
-FEATURES = ("top", "side", "silhouette", "solid_top_fifth", "solid_top_half", "solid_half", "top_pieces",
-            "top_pieces_long", "length", "top_length", "rules", "other_tops", "largest_other_top", "blob",
-            "dark_part", "unknown", "dim", "colours", "other_rules", "pieces", "largest_piece",
-            "second_piece", "blob_length", "blob_width", "shadow_gap", "top_left_one", "top_left_two",
-            "faces_left_one", "faces_left_two", "side_reach", "top_left_along", "top_left_across")
+FEATURES = (
+    "top",
+    "side",
+    "silhouette",
+    "solid_top_fifth",
+    "solid_top_half",
+    "solid_half",
+    "top_pieces",
+    "top_pieces_long",
+    "length",
+    "top_length",
+    "rules",
+    "other_tops",
+    "largest_other_top",
+    "blob",
+    "dark_part",
+    "unknown",
+    "dim",
+    "colours",
+    "other_rules",
+    "pieces",
+    "largest_piece",
+    "second_piece",
+    "blob_length",
+    "blob_width",
+    "shadow_gap",
+    "top_left_one",
+    "top_left_two",
+    "faces_left_one",
+    "faces_left_two",
+    "side_reach",
+    "top_left_along",
+    "top_left_across",
+)
 NO_GAP = 1.0
 # A colour with less than this share of a top in a blob (top and sides) is not asked about.
 MIN_FEATURE_PIXELS = 0.05
@@ -347,15 +468,24 @@ def count_net() -> Net:
     return shipped(COUNT_NET, FEATURES, "net", Net.load)
 
 
-def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
-                    dim: frozenset, colour: int, rules: dict[int, tuple[int, float]], gap: float,
-                    sides: tuple[float, float]) -> list[float] | None:
+def colour_features(
+    blob: Blob,
+    pixels: BlobPixels,
+    n_colours: int,
+    top_area: float,
+    cube_area: float,
+    dim: frozenset,
+    colour: int,
+    rules: dict[int, tuple[int, float]],
+    gap: float,
+    sides: tuple[float, float],
+) -> list[float] | None:
     """The FEATURES of `colour` in `blob` (`rules`: the blob's counts by the rules; `gap`:
     the paint's shadow gap; `sides`: where a lone cube's silhouette centre lies from its
     top's there, px), None where it shows (almost) nothing."""
     k, c = n_colours, colour
     px = blob.class_pixels.astype(float)
-    tops = px[1:k + 1] / top_area
+    tops = px[1 : k + 1] / top_area
     top, side = tops[c - 1], px[k + c] / top_area
     if top + side < MIN_FEATURE_PIXELS:
         return None
@@ -363,7 +493,7 @@ def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: fl
     mine = rules.get(c, (0, 0.0))[0]
     m = pixels.colour(c)
     pieces = m.pieces
-    size = top_area ** 0.5
+    size = top_area**0.5
     top_left = _left_after_squares(m.top, size, top_area)
     # where a lone cube here shows its sides, and where the top one square leaves lies
     # along and across that way: a cube's own lit side lies that way, the top of a cube
@@ -371,21 +501,50 @@ def colour_features(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: fl
     offset = math.hypot(*sides)
     ux, uy = (sides[0] / offset, sides[1] / offset) if offset > 0 else (0.0, 0.0)
     along, across = top_left[2] * ux + top_left[3] * uy, abs(top_left[3] * ux - top_left[2] * uy)
-    return [top, side, (px[c] + px[k + c]) / cube_area, m.solid_top_fifth, m.solid_top_half, m.solid_half,
-            *m.top_pieces, m.length, m.top_length, mine, other.sum(), other.max(initial=0.0), blob.area / cube_area,
-            px[2 * k + 2] / cube_area, px[2 * k + 1] / cube_area, float(c in dim), float((tops >= 0.1).sum()),
-            sum(n for colour, (n, _) in rules.items() if colour != c), float((pieces >= 0.2).sum()),
-            pieces[0] if len(pieces) else 0.0, pieces[1] if len(pieces) > 1 else 0.0,
-            *pixels.shape, gap, *top_left[:2], *_left_after_squares(m.faces, cube_area ** 0.5, top_area)[:2],
-            offset / size, along, across]
+    return [
+        top,
+        side,
+        (px[c] + px[k + c]) / cube_area,
+        m.solid_top_fifth,
+        m.solid_top_half,
+        m.solid_half,
+        *m.top_pieces,
+        m.length,
+        m.top_length,
+        mine,
+        other.sum(),
+        other.max(initial=0.0),
+        blob.area / cube_area,
+        px[2 * k + 2] / cube_area,
+        px[2 * k + 1] / cube_area,
+        float(c in dim),
+        float((tops >= 0.1).sum()),
+        sum(n for colour, (n, _) in rules.items() if colour != c),
+        float((pieces >= 0.2).sum()),
+        pieces[0] if len(pieces) else 0.0,
+        pieces[1] if len(pieces) > 1 else 0.0,
+        *pixels.shape,
+        gap,
+        *top_left[:2],
+        *_left_after_squares(m.faces, cube_area**0.5, top_area)[:2],
+        offset / size,
+        along,
+        across,
+    ]
 
 
-def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float, cube_area: float,
-                 dim: frozenset) -> dict[int, tuple[int, float]]:
+def _rule_counts(
+    blob: Blob,
+    pixels: BlobPixels,
+    n_colours: int,
+    top_area: float,
+    cube_area: float,
+    dim: frozenset,
+) -> dict[int, tuple[int, float]]:
     """Cubes per colour (count, confidence) in one blob by the rules above."""
     k = n_colours
     px = blob.class_pixels.astype(float)
-    tops = px[1:k + 1] / top_area
+    tops = px[1 : k + 1] / top_area
     counts: dict[int, tuple[int, float]] = {}
     corners = []
     for c in range(1, k + 1):
@@ -398,8 +557,13 @@ def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float
                 corners.append(c)
             continue
         beside = np.delete(tops, c - 1).max(initial=0.0)
-        if c in dim and top < MIN_TOP_BESIDE and silhouette < 0.7 and beside >= 0.6 and \
-                pixels.colour(c).solid_half < DIM_SOLID:
+        if (
+            c in dim
+            and top < MIN_TOP_BESIDE
+            and silhouette < 0.7
+            and beside >= 0.6
+            and pixels.colour(c).solid_half < DIM_SOLID
+        ):
             continue
         n, confidence = cubes_in_area(size, 1.0)
         if top >= 2 * MIN_TOP_PIECE:
@@ -409,8 +573,12 @@ def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float
             if pieces > n:
                 n, confidence = pieces, min(confidence, 0.7)
         # (a region is no longer than the diagonal of the blob's box: most blobs are too short)
-        if n == 1 and c not in dim and np.hypot(*blob.box[2:]) + 1 >= LONG_SILHOUETTE * top_area ** 0.5 \
-                and pixels.colour(c).length >= LONG_SILHOUETTE:
+        if (
+            n == 1
+            and c not in dim
+            and np.hypot(*blob.box[2:]) + 1 >= LONG_SILHOUETTE * top_area**0.5
+            and pixels.colour(c).length >= LONG_SILHOUETTE
+        ):
             n, confidence = 2, min(confidence, 0.6)
         counts[c] = (n, confidence)
     if counts:
@@ -420,8 +588,13 @@ def _rule_counts(blob: Blob, pixels: BlobPixels, n_colours: int, top_area: float
     return counts
 
 
-def _parts(blob: Blob, pixels: BlobPixels, n_colours: int, cube_area: float,
-           counts: dict[int, tuple[int, float]]) -> list[Part]:
+def _parts(
+    blob: Blob,
+    pixels: BlobPixels,
+    n_colours: int,
+    cube_area: float,
+    counts: dict[int, tuple[int, float]],
+) -> list[Part]:
     """The cubes of each colour placed in the blob, and its unknown pixels as unknown cubes."""
     k = n_colours
     unknown, dark_part = 2 * k + 1, 2 * k + 2
@@ -437,7 +610,9 @@ def _parts(blob: Blob, pixels: BlobPixels, n_colours: int, cube_area: float,
     parts: list[Part] = []
     for cls, (n, confidence) in found.items():
         # (a colour's faces are the mask its measures were taken on)
-        ys, xs = np.nonzero(inside & (window == unknown) if cls is None else pixels.colour(cls).faces)
+        ys, xs = np.nonzero(
+            inside & (window == unknown) if cls is None else pixels.colour(cls).faces
+        )
         if len(xs) == 0:
             ys, xs = np.nonzero(inside)
         points = np.column_stack([xs + x, ys + y]).astype(np.float32)
@@ -457,7 +632,7 @@ def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
     colour's top pixels."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     areas = stats[1:, cv2.CC_STAT_AREA] / top_area
-    size = top_area ** 0.5
+    size = top_area**0.5
     by_area = by_length = 0
     for i, a in enumerate(areas, 1):
         if a < MIN_TOP_PIECE:
@@ -465,8 +640,11 @@ def _top_pieces(mask: np.ndarray, top_area: float) -> tuple[int, int]:
         m = cubes_in_area(a, 1.0)[0]
         by_area += m
         # (a piece is no longer than the diagonal of its box)
-        if m == 1 and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size \
-                and _rect_sides(labels == i)[0] >= LONG_PIECE * size:
+        if (
+            m == 1
+            and np.hypot(*stats[i, 2:4]) + 1 >= LONG_PIECE * size
+            and _rect_sides(labels == i)[0] >= LONG_PIECE * size
+        ):
             m = 2
         by_length += m
     return by_area, by_length
@@ -490,9 +668,10 @@ class _Square:
     """A filled square in an odd-sized box (`kernel`), and the pieces whose filter2D
     responses add up to the kernel's, each (piece, anchor) small enough to be summed
     directly: the square's own box, split at its middle row where it is too large."""
+
     kernel: np.ndarray
     pieces: tuple[tuple[np.ndarray, tuple[int, int]], ...]
-    upright: tuple[int, int]   # height and width of the box it fills whole ((0, 0): none, turned)
+    upright: tuple[int, int]  # height and width of the box it fills whole ((0, 0): none, turned)
 
     def sums(self, image: np.ndarray) -> np.ndarray:
         """The sum of `image` under the square centred on each pixel (zero outside)."""
@@ -521,13 +700,15 @@ def _squares(side: int) -> tuple[_Square, ...]:
             # (an anchor lies inside its piece: the lower half keeps the middle row, emptied)
             lower = kernel[c:y1, x0:x1].copy()
             lower[0] = 0
-            pieces = ((kernel[y0:c + 1, x0:x1], (c - x0, c - y0)), (lower, (c - x0, 0)))
+            pieces = ((kernel[y0 : c + 1, x0:x1], (c - x0, c - y0)), (lower, (c - x0, 0)))
         whole = kernel[y0:y1, x0:x1].all()
         out.append(_Square(kernel, pieces, (y1 - y0, x1 - x0) if whole else (0, 0)))
     return tuple(out)
 
 
-def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple[float, float, float, float]:
+def _left_after_squares(
+    mask: np.ndarray, side: float, top_area: float
+) -> tuple[float, float, float, float]:
     """How much of a mask (in tops) lies outside the one, and the two, squares of `side` px
     placed one after the other to cover most of it: what one cube cannot explain; and
     where what the first square leaves lies from its middle (x, y in `side`s)."""
@@ -536,8 +717,11 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
     squares = _squares(max(3, int(round(side / SQUARE_SHRINK))))
     r = squares[0].kernel.shape[0] // 2
     h, w = mask.shape
-    small = cv2.resize(mask.astype(np.float32), (max(1, w // SQUARE_SHRINK), max(1, h // SQUARE_SHRINK)),
-                       interpolation=cv2.INTER_AREA)
+    small = cv2.resize(
+        mask.astype(np.float32),
+        (max(1, w // SQUARE_SHRINK), max(1, h // SQUARE_SHRINK)),
+        interpolation=cv2.INTER_AREA,
+    )
     # (a mask an upright square covers whole leaves nothing, wherever that square lies)
     _, _, bw, bh = cv2.boundingRect((small > 0).view(np.uint8))
     if any(bh <= sh and bw <= sw for sh, sw in (square.upright for square in squares)):
@@ -559,18 +743,24 @@ def _left_after_squares(mask: np.ndarray, side: float, top_area: float) -> tuple
             if peak > best:
                 best, where, which = peak, at, square.kernel
         x, y = where[0] + r, where[1] + r
-        left[y - r:y + r + 1, x - r:x + r + 1] *= 1 - which
+        left[y - r : y + r + 1, x - r : x + r + 1] *= 1 - which
         out.append(float(left.sum()) * scale)
         if len(out) == 1 and out[0] >= NOTHING_LEFT:
             m = cv2.moments(left)
-            away = ((m["m10"] / m["m00"] - x) * SQUARE_SHRINK / side, (m["m01"] / m["m00"] - y) * SQUARE_SHRINK / side)
+            away = (
+                (m["m10"] / m["m00"] - x) * SQUARE_SHRINK / side,
+                (m["m01"] / m["m00"] - y) * SQUARE_SHRINK / side,
+            )
     return out[0], out[-1], *away
 
 
 def _solid(mask: np.ndarray, top_area: float, width: float) -> float:
     """Share of a top that an opening `width` cube edges wide keeps of a mask."""
-    k = max(3, int(round(width * top_area ** 0.5)) | 1)
-    return float(np.count_nonzero(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)))) / top_area
+    k = max(3, int(round(width * top_area**0.5)) | 1)
+    return (
+        float(np.count_nonzero(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))))
+        / top_area
+    )
 
 
 def _length(mask: np.ndarray, top_area: float) -> float:
@@ -580,7 +770,7 @@ def _length(mask: np.ndarray, top_area: float) -> float:
     regions, areas = pieces(mask)
     if len(areas) < 2:
         return 0.0
-    return _rect_sides(regions == 1 + int(areas[1:].argmax()))[0] / top_area ** 0.5
+    return _rect_sides(regions == 1 + int(areas[1:].argmax()))[0] / top_area**0.5
 
 
 def _rect_sides(mask: np.ndarray) -> tuple[float, float]:

@@ -8,6 +8,7 @@ edges are taken as what stays of the gradient at a fine scale after removing the
 at a coarser one (a soft edge has about as much of both), and a top is where a square of
 the cube's size, at some angle, finds such edges on all four of its sides.
 """
+
 from __future__ import annotations
 
 import cv2
@@ -28,11 +29,17 @@ ANGLES = 9
 def sharp_edges(level: np.ndarray) -> np.ndarray:
     """Edge strength that only sharp edges keep: gradient at SHARP_SIGMA minus the
     gradient at SOFT_SIGMA, widened by a pixel so a square a pixel off still finds it."""
+
     def gradient(sigma: float) -> np.ndarray:
         smooth = cv2.GaussianBlur(level, (0, 0), sigma)
-        return cv2.magnitude(cv2.Sobel(smooth, cv2.CV_32F, 1, 0, scale=0.125),
-                             cv2.Sobel(smooth, cv2.CV_32F, 0, 1, scale=0.125))
-    return cv2.dilate(cv2.subtract(gradient(SHARP_SIGMA), gradient(SOFT_SIGMA)), np.ones((3, 3), np.uint8))
+        return cv2.magnitude(
+            cv2.Sobel(smooth, cv2.CV_32F, 1, 0, scale=0.125),
+            cv2.Sobel(smooth, cv2.CV_32F, 0, 1, scale=0.125),
+        )
+
+    return cv2.dilate(
+        cv2.subtract(gradient(SHARP_SIGMA), gradient(SOFT_SIGMA)), np.ones((3, 3), np.uint8)
+    )
 
 
 def outline_score(edges: np.ndarray, side: float, where: np.ndarray | None = None) -> np.ndarray:
@@ -64,8 +71,10 @@ def outline_score(edges: np.ndarray, side: float, where: np.ndarray | None = Non
         rows = cv2.filter2D(turned, -1, mean[None], borderType=cv2.BORDER_CONSTANT)
         # The weakest side where the whole square lies in the part; 0 round it, as the
         # image's border (where the part reaches it) or no asked pixel's square (elsewhere).
-        score = cv2.min(cv2.min(columns[half:-half, :-2 * half], columns[half:-half, 2 * half:]),
-                        cv2.min(rows[:-2 * half, half:-half], rows[2 * half:, half:-half]))
+        score = cv2.min(
+            cv2.min(columns[half:-half, : -2 * half], columns[half:-half, 2 * half :]),
+            cv2.min(rows[: -2 * half, half:-half], rows[2 * half :, half:-half]),
+        )
         best = np.maximum(best, _sample(score, at[0] - x0 - half, at[1] - y0 - half))
     score = np.zeros_like(edges)
     score[ys, xs] = best
@@ -84,11 +93,13 @@ def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def peaks(score: np.ndarray, threshold: float, spacing: float) -> list[tuple[float, float, float]]:
     """(x, y, score) of the strongest local maxima at least `spacing` apart, strongest first."""
-    ys, xs = np.nonzero((score >= threshold) & (score >= cv2.dilate(score, np.ones((3, 3), np.uint8))))
+    ys, xs = np.nonzero(
+        (score >= threshold) & (score >= cv2.dilate(score, np.ones((3, 3), np.uint8)))
+    )
     order = np.argsort(-score[ys, xs])
     found: list[tuple[float, float, float]] = []
     for i in order:
         x, y = float(xs[i]), float(ys[i])
-        if all((x - fx) ** 2 + (y - fy) ** 2 >= spacing ** 2 for fx, fy, _ in found):
+        if all((x - fx) ** 2 + (y - fy) ** 2 >= spacing**2 for fx, fy, _ in found):
             found.append((x, y, float(score[ys[i], xs[i]])))
     return found

@@ -3,10 +3,11 @@
 A settled state whose count sees a hand or another big unknown object in the tray is not
 reported (the detector forgets it, so the state after the hand leaves is reported).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -20,16 +21,24 @@ class Settled:
     result: FrameCount
 
     def to_dict(self) -> dict:
-        return {"frame": self.event.frame_index, "time": round(self.event.time, 3),
-                "counts": dict(self.result.counts), "unknown": self.result.unknown,
-                "confidence": round(self.result.confidence, 3), "sure": self.result.sure,
-                "doubts": self.result.places_to_check,
-                "delay": round(self.event.delay, 3)}
+        return {
+            "frame": self.event.frame_index,
+            "time": round(self.event.time, 3),
+            "counts": dict(self.result.counts),
+            "unknown": self.result.unknown,
+            "confidence": round(self.result.confidence, 3),
+            "sure": self.result.sure,
+            "doubts": self.result.places_to_check,
+            "delay": round(self.event.delay, 3),
+        }
 
 
 class Watcher:
-    def __init__(self, make_counter: Callable[[tuple[int, int]], Counter],
-                 detector: SettleDetector | None = None):
+    def __init__(
+        self,
+        make_counter: Callable[[tuple[int, int]], Counter],
+        detector: SettleDetector | None = None,
+    ):
         self._make_counter = make_counter
         self.detector = detector or SettleDetector()
         self.counter: Counter | None = None

@@ -1,4 +1,5 @@
 """automaton: decision time on the Risk Europe map and 1,000 self-play games."""
+
 from __future__ import annotations
 
 import statistics
@@ -36,20 +37,29 @@ def run(args) -> int:
             continue
         wins[result.winner or "none"] += 1
         rounds.append(result.rounds)
-    figures.update({
-        "games": args.games, "wins": dict(sorted(wins.items())),
-        "mean_rounds": round(statistics.fmean(rounds), 2) if rounds else None,
-        "failures": failures, "seconds": round(time.perf_counter() - start, 1)})
+    figures.update(
+        {
+            "games": args.games,
+            "wins": dict(sorted(wins.items())),
+            "mean_rounds": round(statistics.fmean(rounds), 2) if rounds else None,
+            "failures": failures,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+    )
     if first_failure:
         figures["first_failure"] = first_failure
     if args.json:
         for name, value in figures.items():
             print_json({"figure": name, "value": value})
     else:
-        print(f"decision: median {median:.3f} ms, 95th percentile {p95:.3f} ms (target: median < 5 ms)")
-        print(f"self-play: {args.games} games of {args.automata} automatons, "
-              f"wins {figures['wins']}, mean rounds {figures['mean_rounds']}, "
-              f"failures {failures}, {figures['seconds']} s")
+        print(
+            f"decision: median {median:.3f} ms, 95th percentile {p95:.3f} ms (target: median < 5 ms)"
+        )
+        print(
+            f"self-play: {args.games} games of {args.automata} automatons, "
+            f"wins {figures['wins']}, mean rounds {figures['mean_rounds']}, "
+            f"failures {failures}, {figures['seconds']} s"
+        )
         if first_failure:
             print(f"first failure: {first_failure}")
     return 1 if failures else 0
@@ -59,7 +69,9 @@ def _decision_ms(board, automata: int, seed: int) -> tuple[float, float]:
     """Median and 95th percentile of one `decide`, every order on every turn's state of a
     self-play game."""
     states = []
-    play_game(board, automata, 30, seed, observe=lambda state, colour: states.append((state, colour)))
+    play_game(
+        board, automata, 30, seed, observe=lambda state, colour: states.append((state, colour))
+    )
     dice = Dice(seed)
     times = []
     for state, colour in states:

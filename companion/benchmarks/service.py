@@ -6,6 +6,7 @@ battles while clients follow /events and /stream.mjpg, and prints the event late
 the event's commit to its arrival at each client) and the memory before and after.
 Targets: start-up under 3 s, memory under 200 MB.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -23,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from companion.output import print_json
 from companion.errors import CompanionError
+from companion.output import print_json
 
 START_TARGET_S = 3.0
 MEMORY_TARGET_MB = 200.0
@@ -38,9 +39,15 @@ mode = "mock"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--sse", type=int, default=20, help="clients following /events (default 20)")
-    parser.add_argument("--mjpeg", type=int, default=5, help="clients watching /stream.mjpg (default 5)")
-    parser.add_argument("--battles", type=int, default=10, help="battles to run under load (default 10)")
+    parser.add_argument(
+        "--sse", type=int, default=20, help="clients following /events (default 20)"
+    )
+    parser.add_argument(
+        "--mjpeg", type=int, default=5, help="clients watching /stream.mjpg (default 5)"
+    )
+    parser.add_argument(
+        "--battles", type=int, default=10, help="battles to run under load (default 10)"
+    )
     parser.add_argument("--starts", type=int, default=3, help="start-ups to time (default 3)")
 
 
@@ -53,31 +60,79 @@ def run(args) -> int:
             with ServerProcess(Path(tmp)) as server:
                 starts.append(server.start_seconds)
                 idle_rss = server.rss_mb()
-        figures.append({"figure": "start-up (first start, calibrates the simulated tray)",
-                        "value": round(starts[0], 2), "unit": "s", "target": f"< {START_TARGET_S:g}"})
+        figures.append(
+            {
+                "figure": "start-up (first start, calibrates the simulated tray)",
+                "value": round(starts[0], 2),
+                "unit": "s",
+                "target": f"< {START_TARGET_S:g}",
+            }
+        )
         if len(starts) > 1:
-            figures.append({"figure": "start-up (median of later starts)", "value":
-                            round(statistics.median(starts[1:]), 2), "unit": "s",
-                            "target": f"< {START_TARGET_S:g}"})
-        figures.append({"figure": "memory when idle (RSS)", "value": round(idle_rss, 1), "unit": "MB",
-                        "target": f"< {MEMORY_TARGET_MB:g}"})
+            figures.append(
+                {
+                    "figure": "start-up (median of later starts)",
+                    "value": round(statistics.median(starts[1:]), 2),
+                    "unit": "s",
+                    "target": f"< {START_TARGET_S:g}",
+                }
+            )
+        figures.append(
+            {
+                "figure": "memory when idle (RSS)",
+                "value": round(idle_rss, 1),
+                "unit": "MB",
+                "target": f"< {MEMORY_TARGET_MB:g}",
+            }
+        )
         with ServerProcess(Path(tmp)) as server:
-            result = run_load(server, sse_clients=args.sse, mjpeg_clients=args.mjpeg, battles=args.battles)
+            result = run_load(
+                server, sse_clients=args.sse, mjpeg_clients=args.mjpeg, battles=args.battles
+            )
         latencies = sorted(result.latencies)
         figures += [
-            {"figure": f"load: clients on /events, /stream.mjpg; battles", "value":
-             f"{args.sse}, {args.mjpeg}; {args.battles}", "unit": ""},
-            {"figure": "event latency median", "value": round(_pct(latencies, 50) * 1000, 1), "unit": "ms"},
-            {"figure": "event latency 95th percentile", "value": round(_pct(latencies, 95) * 1000, 1),
-             "unit": "ms"},
-            {"figure": "event latency max", "value": round(latencies[-1] * 1000, 1) if latencies else None,
-             "unit": "ms"},
+            {
+                "figure": "load: clients on /events, /stream.mjpg; battles",
+                "value": f"{args.sse}, {args.mjpeg}; {args.battles}",
+                "unit": "",
+            },
+            {
+                "figure": "event latency median",
+                "value": round(_pct(latencies, 50) * 1000, 1),
+                "unit": "ms",
+            },
+            {
+                "figure": "event latency 95th percentile",
+                "value": round(_pct(latencies, 95) * 1000, 1),
+                "unit": "ms",
+            },
+            {
+                "figure": "event latency max",
+                "value": round(latencies[-1] * 1000, 1) if latencies else None,
+                "unit": "ms",
+            },
             {"figure": "events missed by a client", "value": result.missed, "unit": "events"},
-            {"figure": "MJPEG frames received (all clients)", "value": sum(result.mjpeg_frames), "unit": "frames"},
-            {"figure": "memory before load (RSS)", "value": round(result.rss_before, 1), "unit": "MB"},
-            {"figure": "memory after load (RSS)", "value": round(result.rss_after, 1), "unit": "MB",
-             "target": f"< {MEMORY_TARGET_MB:g}"},
-            {"figure": "memory peak during load (RSS)", "value": round(max(result.rss_samples), 1), "unit": "MB"},
+            {
+                "figure": "MJPEG frames received (all clients)",
+                "value": sum(result.mjpeg_frames),
+                "unit": "frames",
+            },
+            {
+                "figure": "memory before load (RSS)",
+                "value": round(result.rss_before, 1),
+                "unit": "MB",
+            },
+            {
+                "figure": "memory after load (RSS)",
+                "value": round(result.rss_after, 1),
+                "unit": "MB",
+                "target": f"< {MEMORY_TARGET_MB:g}",
+            },
+            {
+                "figure": "memory peak during load (RSS)",
+                "value": round(max(result.rss_samples), 1),
+                "unit": "MB",
+            },
         ]
     for f in figures:
         if args.json:
@@ -103,8 +158,14 @@ def free_port() -> int:
 class ServerProcess:
     """`companion serve --demo` as a subprocess on a free loopback port."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, seed: int = 1,
-                 extra_config: str = "", timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        seed: int = 1,
+        extra_config: str = "",
+        timeout: float = 30.0,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.seed = seed
@@ -116,14 +177,29 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.output: list[str] = []
 
-    def start(self) -> "ServerProcess":
+    def start(self) -> ServerProcess:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        command = [sys.executable, "-m", "companion", "serve", "--demo", "--config", str(self.config),
-                   "--data", str(self.data_dir), "--host", "127.0.0.1", "--port", str(self.port),
-                   "--seed", str(self.seed)]
+        command = [
+            sys.executable,
+            "-m",
+            "companion",
+            "serve",
+            "--demo",
+            "--config",
+            str(self.config),
+            "--data",
+            str(self.data_dir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--seed",
+            str(self.seed),
+        ]
         started = time.monotonic()
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True, env=env)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
         threading.Thread(target=self._read_output, daemon=True).start()
         while time.monotonic() - started < self.timeout:
             if self.process.poll() is not None:
@@ -138,7 +214,9 @@ class ServerProcess:
                 pass
             time.sleep(0.02)
         self.kill()
-        raise CompanionError(f"the server did not answer within {self.timeout:g} s:\n" + "".join(self.output[-30:]))
+        raise CompanionError(
+            f"the server did not answer within {self.timeout:g} s:\n" + "".join(self.output[-30:])
+        )
 
     def _read_output(self) -> None:
         for line in self.process.stdout:
@@ -171,8 +249,10 @@ class ServerProcess:
             if status == 200 and predicate(state):
                 return state
             time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}; last state: {json.dumps(state)[:2000]}\n"
-                             + "".join(self.output[-20:]))
+        raise AssertionError(
+            f"timed out waiting for {what}; last state: {json.dumps(state)[:2000]}\n"
+            + "".join(self.output[-20:])
+        )
 
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
@@ -195,7 +275,7 @@ class ServerProcess:
                 self.kill()
         return self.process.returncode if self.process else 0
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -207,8 +287,11 @@ def run_battle(server: ServerProcess, body: dict, timeout: float = 30.0) -> dict
     status, battle = server.post("/api/battles", body)
     if status != 201:
         raise CompanionError(f"declaring a battle failed ({status}): {battle}")
-    server.wait_for(lambda s: s["battle"] and s["battle"]["status"] == "counted", timeout,
-                    f"battle {battle['id']} to be counted")
+    server.wait_for(
+        lambda s: s["battle"] and s["battle"]["status"] == "counted",
+        timeout,
+        f"battle {battle['id']} to be counted",
+    )
     status, applied = server.post(f"/api/battles/{battle['id']}/confirm")
     if status != 200:
         raise CompanionError(f"confirming battle {battle['id']} failed ({status}): {applied}")
@@ -217,9 +300,9 @@ def run_battle(server: ServerProcess, body: dict, timeout: float = 30.0) -> dict
 
 @dataclass
 class LoadResult:
-    events: list[list[dict]] = field(default_factory=list)   # per SSE client, in arrival order
-    latencies: list[float] = field(default_factory=list)     # seconds, every event at every client
-    published: list[int] = field(default_factory=list)       # event ids the server logged meanwhile
+    events: list[list[dict]] = field(default_factory=list)  # per SSE client, in arrival order
+    latencies: list[float] = field(default_factory=list)  # seconds, every event at every client
+    published: list[int] = field(default_factory=list)  # event ids the server logged meanwhile
     missed: int = 0
     mjpeg_frames: list[int] = field(default_factory=list)
     rss_before: float = 0.0
@@ -228,23 +311,30 @@ class LoadResult:
     connections: list = field(default_factory=list, repr=False)
 
 
-BATTLES = ({"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3}},
-           {"attacker": "red", "defender": None, "thrown": {"red": 3}},
-           {"attacker": "yellow", "defender": "blue", "thrown": {"yellow": 3, "blue": 2}})
+BATTLES = (
+    {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3}},
+    {"attacker": "red", "defender": None, "thrown": {"red": 3}},
+    {"attacker": "yellow", "defender": "blue", "thrown": {"yellow": 3, "blue": 2}},
+)
 
 
-def run_load(server: ServerProcess, sse_clients: int = 20, mjpeg_clients: int = 5,
-             battles: int = 10) -> LoadResult:
+def run_load(
+    server: ServerProcess, sse_clients: int = 20, mjpeg_clients: int = 5, battles: int = 10
+) -> LoadResult:
     """Battles while clients follow /events and /stream.mjpg; every client's events and latencies."""
     result = LoadResult(events=[[] for _ in range(sse_clients)], mjpeg_frames=[0] * mjpeg_clients)
     stop = threading.Event()
     ready = threading.Barrier(sse_clients + mjpeg_clients + 1, timeout=30)
     _, before = server.get("/api/events?after=0")
     first_id = max([e["id"] for e in before["events"]], default=0)
-    threads = [threading.Thread(target=_follow_events, args=(server, result, i, stop, ready), daemon=True)
-               for i in range(sse_clients)]
-    threads += [threading.Thread(target=_watch_stream, args=(server, result, i, stop, ready), daemon=True)
-                for i in range(mjpeg_clients)]
+    threads = [
+        threading.Thread(target=_follow_events, args=(server, result, i, stop, ready), daemon=True)
+        for i in range(sse_clients)
+    ]
+    threads += [
+        threading.Thread(target=_watch_stream, args=(server, result, i, stop, ready), daemon=True)
+        for i in range(mjpeg_clients)
+    ]
     for t in threads:
         t.start()
     ready.wait()
@@ -278,8 +368,13 @@ def _sample_rss(server: ServerProcess, result: LoadResult, stop: threading.Event
         result.rss_samples.append(server.rss_mb())
 
 
-def _follow_events(server: ServerProcess, result: LoadResult, i: int, stop: threading.Event,
-                   ready: threading.Barrier) -> None:
+def _follow_events(
+    server: ServerProcess,
+    result: LoadResult,
+    i: int,
+    stop: threading.Event,
+    ready: threading.Barrier,
+) -> None:
     url = urlsplit(server.url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
     conn.request("GET", "/events")
@@ -308,8 +403,13 @@ def _follow_events(server: ServerProcess, result: LoadResult, i: int, stop: thre
         conn.close()
 
 
-def _watch_stream(server: ServerProcess, result: LoadResult, i: int, stop: threading.Event,
-                  ready: threading.Barrier) -> None:
+def _watch_stream(
+    server: ServerProcess,
+    result: LoadResult,
+    i: int,
+    stop: threading.Event,
+    ready: threading.Barrier,
+) -> None:
     url = urlsplit(server.url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
     conn.request("GET", "/stream.mjpg")

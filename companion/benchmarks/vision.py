@@ -11,6 +11,7 @@ The exact rate is also split by the tray floor's colour, on those set-ups and on
 with floors of grey (GREY_FLOORS), on which black and white cubes differ from the floor
 mainly in lightness.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -22,8 +23,14 @@ import numpy as np
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.output import print_json
-from companion.tables import (BATTLE_KINDS, GREY_FLOORS, KINDS, calibrated, random_counts,
-                              set_up, table)
+from companion.tables import (
+    BATTLE_KINDS,
+    GREY_FLOORS,
+    KINDS,
+    random_counts,
+    set_up,
+    table,
+)
 from firmware.scene import Lens, drop_video, layout, random_setup
 from firmware.scene.paints import FLOORS
 from vision.counter import SURE
@@ -32,29 +39,50 @@ from vision.watcher import Watcher
 BENCH_SEED = 910_000
 # Per-kind targets from the issue (share of scenes counted exactly).
 TARGETS = {"scattered": 1.00, "touching": 0.99, "piles": 0.97, "drifted": 0.98, "all": 0.99}
-SETTLE_LIMIT = 0.7   # s from the last movement to the event
+SETTLE_LIMIT = 0.7  # s from the last movement to the event
 # What a real camera may do to the picture, calibration frame and all: a wide lens's barrel
 # (the frame's corners 8% nearer its middle) and a fixed lens focused too far (Gaussian
 # blur over the renderer's own 0.45-1.1 px).
-LENSES = {"bent": ("lens bent (barrel, k1 -0.2)", Lens(bend=-0.2)),
-          "blurred": ("out of focus (2 px more blur)", Lens(blur=2.0))}
+LENSES = {
+    "bent": ("lens bent (barrel, k1 -0.2)", Lens(bend=-0.2)),
+    "blurred": ("out of focus (2 px more blur)", Lens(blur=2.0)),
+}
 # The extra set-ups' seeds start this far from the first set-up's.
 GREY_FLOOR_SEEDS = 2000
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--setups", type=int, default=48, help="random table set-ups (default 48)")
-    parser.add_argument("--scenes", type=int, default=4,
-                        help="scenes per kind per set-up (default 4: 16 per set-up)")
-    parser.add_argument("--battles", type=int, default=3,
-                        help="battle trays per kind per set-up (default 3; 0: none)")
-    parser.add_argument("--videos", type=int, default=12, help="drop videos for the settle figures (default 12)")
-    parser.add_argument("--seed", type=int, default=BENCH_SEED, help=f"first set-up seed (default {BENCH_SEED})")
-    parser.add_argument("--camera", action="store_true",
-                        help="also count the set-ups through a real camera's lens: bent, out of focus")
-    parser.add_argument("--grey-floors", type=int, default=4,
-                        help="extra set-ups per grey floor (light grey, dark grey, black), with "
-                             "white cubes too, in the split by floor colour (default 4; 0: none)")
+    parser.add_argument(
+        "--scenes",
+        type=int,
+        default=4,
+        help="scenes per kind per set-up (default 4: 16 per set-up)",
+    )
+    parser.add_argument(
+        "--battles",
+        type=int,
+        default=3,
+        help="battle trays per kind per set-up (default 3; 0: none)",
+    )
+    parser.add_argument(
+        "--videos", type=int, default=12, help="drop videos for the settle figures (default 12)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=BENCH_SEED, help=f"first set-up seed (default {BENCH_SEED})"
+    )
+    parser.add_argument(
+        "--camera",
+        action="store_true",
+        help="also count the set-ups through a real camera's lens: bent, out of focus",
+    )
+    parser.add_argument(
+        "--grey-floors",
+        type=int,
+        default=4,
+        help="extra set-ups per grey floor (light grey, dark grey, black), with "
+        "white cubes too, in the split by floor colour (default 4; 0: none)",
+    )
 
 
 def _exact(result, truth: dict[str, int]) -> bool:
@@ -77,12 +105,14 @@ def _set_ups(args) -> list[tuple[int, str | None]]:
     extra = getattr(args, "grey_floors", 0)
     return [(args.seed + i, None) for i in range(args.setups)] + [
         (args.seed + GREY_FLOOR_SEEDS + k * extra + j, floor)
-        for k, floor in enumerate(GREY_FLOORS) for j in range(extra)]
+        for k, floor in enumerate(GREY_FLOORS)
+        for j in range(extra)
+    ]
 
 
 def accuracy(args, out) -> list[np.ndarray]:
     ok = {k: [] for k in KINDS}
-    sure = []          # (exact, sure, confidence) of each scene counted
+    sure = []  # (exact, sure, confidence) of each scene counted
     frames = []
     failed_calibrations = 0
     # exact or not per scene, on set-ups where calibration warned that a paint looks like
@@ -116,19 +146,32 @@ def accuracy(args, out) -> list[np.ndarray]:
                 sure.append((exact, result.sure, result.confidence))
                 frames.append((counter, scene.image))
     total = [v for k in KINDS for v in ok[k]]
-    out("accuracy", f"{args.setups} set-ups (seeds {args.seed}..{args.seed + args.setups - 1}), "
-        f"{len(total)} scenes, exact per-colour counts:", None)
+    out(
+        "accuracy",
+        f"{args.setups} set-ups (seeds {args.seed}..{args.seed + args.setups - 1}), "
+        f"{len(total)} scenes, exact per-colour counts:",
+        None,
+    )
     for kind in KINDS + ("all",):
         vals = total if kind == "all" else ok[kind]
         share = float(np.mean(vals)) if vals else 0.0
-        out(f"exact_{kind}", f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)}, "
-            f"target {100 * TARGETS[kind]:.0f}%)", round(share, 4))
-    out("failed_calibrations", f"  calibrations refused: {failed_calibrations}", failed_calibrations)
+        out(
+            f"exact_{kind}",
+            f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)}, "
+            f"target {100 * TARGETS[kind]:.0f}%)",
+            round(share, 4),
+        )
+    out(
+        "failed_calibrations", f"  calibrations refused: {failed_calibrations}", failed_calibrations
+    )
     warned, others = by_warning[True], by_warning[False]
-    out("exact_like_shadow", f"  set-ups warned of a paint that looks like the floor in shadow: "
+    out(
+        "exact_like_shadow",
+        f"  set-ups warned of a paint that looks like the floor in shadow: "
         f"{len(warned) // (len(KINDS) * args.scenes)}, {100 * np.mean(warned or [0]):.1f}% exact "
         f"({sum(warned)}/{len(warned)}); the others {100 * np.mean(others or [0]):.1f}% ({sum(others)}/{len(others)})",
-        [[sum(warned), len(warned)], [sum(others), len(others)]])
+        [[sum(warned), len(warned)], [sum(others), len(others)]],
+    )
     _by_floor(args, by_floor, refused_by_floor, out)
     _doubts(sure, out)
     return frames
@@ -142,9 +185,12 @@ def _by_floor(args, by_floor: dict[str, list[bool]], refused: dict[str, int], ou
     for name in sorted(by_floor, key=lambda n: (n in GREY_FLOORS, n)):
         vals = by_floor[name]
         mark = "*" if name in GREY_FLOORS else " "
-        out(f"exact_floor_{name.replace(' ', '_')}",
+        out(
+            f"exact_floor_{name.replace(' ', '_')}",
             f"    {name + mark:<12} {100 * np.mean(vals):6.1f}%  ({sum(vals)}/{len(vals)}), "
-            f"calibrations refused: {refused.get(name, 0)}", round(float(np.mean(vals)), 4))
+            f"calibrations refused: {refused.get(name, 0)}",
+            round(float(np.mean(vals)), 4),
+        )
 
 
 def through_lenses(args, out) -> None:
@@ -161,8 +207,12 @@ def through_lenses(args, out) -> None:
                 continue
             exact += [_exact(counter.count(scene.image), scene.counts) for _, scene in scenes]
         share = float(np.mean(exact)) if exact else 0.0
-        out(f"exact_{key}", f"  {name:<32} {100 * share:6.1f}% exact "
-            f"({sum(exact)}/{len(exact)}), calibrations refused: {refused}", round(share, 4))
+        out(
+            f"exact_{key}",
+            f"  {name:<32} {100 * share:6.1f}% exact "
+            f"({sum(exact)}/{len(exact)}), calibrations refused: {refused}",
+            round(share, 4),
+        )
 
 
 def battles(args, out) -> None:
@@ -180,11 +230,19 @@ def battles(args, out) -> None:
             result = counter.count(scene.image)
             ok[kind].append(_exact(result, scene.counts))
             sure.append((ok[kind][-1], result.sure, result.confidence))
-    out("battles", f"battle trays (2-3 paints, 1-6 cubes each; {args.battles} per kind and set-up), "
-        f"exact per-colour counts (no target: the issue's are for the scenes above):", None)
+    out(
+        "battles",
+        f"battle trays (2-3 paints, 1-6 cubes each; {args.battles} per kind and set-up), "
+        f"exact per-colour counts (no target: the issue's are for the scenes above):",
+        None,
+    )
     for kind, vals in ok.items():
         share = float(np.mean(vals)) if vals else 0.0
-        out(f"battle_exact_{kind}", f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)})", round(share, 4))
+        out(
+            f"battle_exact_{kind}",
+            f"  {kind:<10} {100 * share:6.1f}%  ({sum(vals)}/{len(vals)})",
+            round(share, 4),
+        )
     _doubts(sure, lambda name, text, value: out(f"battle_{name}", text, value))
 
 
@@ -195,41 +253,61 @@ def _doubts(sure: list[tuple[bool, bool, float]], out) -> None:
     if not sure:
         return
     exact, certain, confidence = (np.array(v) for v in zip(*sure))
-    out("mean_confidence", f"  mean confidence {100 * confidence.mean():.1f}%, against {100 * exact.mean():.1f}% "
-        f"of the counts exact", round(float(confidence.mean()), 4))
+    out(
+        "mean_confidence",
+        f"  mean confidence {100 * confidence.mean():.1f}%, against {100 * exact.mean():.1f}% "
+        f"of the counts exact",
+        round(float(confidence.mean()), 4),
+    )
     wrong = int(np.count_nonzero(~exact))
     flagged = int(np.count_nonzero(~exact & ~certain))
-    out("not_sure", f"  not sure (confidence below {SURE}): {100 * np.mean(~certain):.1f}% of the scenes, "
-        f"{flagged} of the {wrong} miscounted ones", round(float(np.mean(~certain)), 4))
+    out(
+        "not_sure",
+        f"  not sure (confidence below {SURE}): {100 * np.mean(~certain):.1f}% of the scenes, "
+        f"{flagged} of the {wrong} miscounted ones",
+        round(float(np.mean(~certain)), 4),
+    )
     out("miscounts_not_sure", None, [flagged, wrong])
     if certain.any():
         share = float(np.mean(exact[certain]))
-        out("exact_when_sure", f"  exact when sure: {100 * share:.1f}% ({int(np.count_nonzero(exact & certain))}"
-            f"/{int(np.count_nonzero(certain))})", round(share, 4))
+        out(
+            "exact_when_sure",
+            f"  exact when sure: {100 * share:.1f}% ({int(np.count_nonzero(exact & certain))}"
+            f"/{int(np.count_nonzero(certain))})",
+            round(share, 4),
+        )
 
 
 def floor_clicks(args, out) -> None:
     """Calibration with a click on the bare floor: each set-up's calibration frame again,
     one colour's clicks (the next colour at each set-up) replaced by the point of the floor
     farthest from every cube. Every such calibration should be refused."""
-    refused = {True: [], False: []}     # by whether the set-up has a grey floor
+    refused = {True: [], False: []}  # by whether the set-up has a grey floor
     for i, (seed, floor) in enumerate(_set_ups(args)):
         _, _, calib = set_up(seed, floor)
         colour = list(calib.clicks)[i % len(calib.clicks)]
         try:
-            build_profile(calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]})
+            build_profile(
+                calib.image, calib.corners, {**calib.clicks, colour: [calib.bare_floor()]}
+            )
         except CalibrationError as e:
             refused[floor is not None].append("hit the tray floor" in str(e))
     plain = refused[False]
-    out("floor_clicks_refused", f"  a colour clicked on the bare floor: refused "
+    out(
+        "floor_clicks_refused",
+        f"  a colour clicked on the bare floor: refused "
         f"{len(plain)}/{args.setups} ({sum(plain)} saying it hit the tray floor)",
-        [len(plain), args.setups])
+        [len(plain), args.setups],
+    )
     grey = len(GREY_FLOORS) * getattr(args, "grey_floors", 0)
     if grey:
         on_grey = refused[True]
-        out("floor_clicks_refused_grey", f"    on the grey floors' extra set-ups: refused "
+        out(
+            "floor_clicks_refused_grey",
+            f"    on the grey floors' extra set-ups: refused "
             f"{len(on_grey)}/{grey} ({sum(on_grey)} saying it hit the tray floor)",
-            [len(on_grey), grey])
+            [len(on_grey), grey],
+        )
 
 
 def speed(frames, out) -> None:
@@ -249,9 +327,17 @@ def speed(frames, out) -> None:
         ours.append((t2 - t1) * 1000)
     med, base = statistics.median(ours), statistics.median(floor)
     h, w = frames[0][1].shape[:2]
-    out("ms_per_frame", f"speed ({w}x{h}, one core, {len(ours)} frames): median {med:.2f} ms per frame "
-        f"(90th percentile {np.percentile(ours, 90):.2f} ms)", round(med, 3))
-    out("floor_ms", f"  floor (Lab + threshold + connected components): median {base:.2f} ms", round(base, 3))
+    out(
+        "ms_per_frame",
+        f"speed ({w}x{h}, one core, {len(ours)} frames): median {med:.2f} ms per frame "
+        f"(90th percentile {np.percentile(ours, 90):.2f} ms)",
+        round(med, 3),
+    )
+    out(
+        "floor_ms",
+        f"  floor (Lab + threshold + connected components): median {base:.2f} ms",
+        round(base, 3),
+    )
     out("floor_ratio", f"  ratio to the floor: {med / base:.2f}x (aim <= 3x)", round(med / base, 2))
 
 
@@ -263,7 +349,9 @@ def settle(args, out) -> None:
             profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
         except CalibrationError:
             continue
-        before = layout(setup, {c: int(rng.integers(0, 2)) for c in setup.colours}, "scattered", rng)
+        before = layout(
+            setup, {c: int(rng.integers(0, 2)) for c in setup.colours}, "scattered", rng
+        )
         video = drop_video(setup, before, random_counts(setup, rng), rng, fps=15)
         watcher = Watcher(lambda size: make_counter(profile, size))
         events = {}
@@ -302,15 +390,24 @@ def settle(args, out) -> None:
                         delays.append(video[inside[0]].time - video[a - 1].time)
             if inside or must:
                 last_counts = counts
-    out("settle", f"settle ({args.videos} drop videos at 15 fps, seeds {args.seed + 5000}..):", None)
-    out("settle_reported", f"  settled states reported once with the right counts: {reported_once}/{required}",
-        [reported_once, required])
+    out(
+        "settle", f"settle ({args.videos} drop videos at 15 fps, seeds {args.seed + 5000}..):", None
+    )
+    out(
+        "settle_reported",
+        f"  settled states reported once with the right counts: {reported_once}/{required}",
+        [reported_once, required],
+    )
     out("settle_while_moving", f"  events while moving: {while_moving}", while_moving)
     out("settle_duplicates", f"  states reported twice: {duplicates}", duplicates)
     out("settle_wrong_counts", f"  events with a wrong count: {wrong}", wrong)
     if delays:
-        out("settle_delay_median", f"  delay after the last movement: median {statistics.median(delays):.2f} s, "
-            f"max {max(delays):.2f} s (limit {SETTLE_LIMIT} s)", round(statistics.median(delays), 3))
+        out(
+            "settle_delay_median",
+            f"  delay after the last movement: median {statistics.median(delays):.2f} s, "
+            f"max {max(delays):.2f} s (limit {SETTLE_LIMIT} s)",
+            round(statistics.median(delays), 3),
+        )
         out("settle_delay_max", None, round(max(delays), 3))
 
 

@@ -1,4 +1,5 @@
 """`companion battle`: resolve one tower battle from JSON and print the outcome as one JSON line."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,12 +11,19 @@ from companion.rules.battle import battle_from_dict, resolve
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "battle", help="resolve one tower battle from JSON",
+        "battle",
+        help="resolve one tower battle from JSON",
         description="Read one battle as JSON (attacker, defender or null for an empty province, "
-                    "thrown, emerged, cup, revolt_markers, farmer, pending_action) and print its "
-                    "outcome as one JSON line. The farmer colour defaults to colours.farmer.")
-    p.add_argument("--json", required=True, metavar="FILE", dest="source",
-                   help="the battle as a JSON file, or - for standard input")
+        "thrown, emerged, cup, revolt_markers, farmer, pending_action) and print its "
+        "outcome as one JSON line. The farmer colour defaults to colours.farmer.",
+    )
+    p.add_argument(
+        "--json",
+        required=True,
+        metavar="FILE",
+        dest="source",
+        help="the battle as a JSON file, or - for standard input",
+    )
     add_config_option(p)
     p.set_defaults(func=run)
 

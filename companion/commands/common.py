@@ -1,4 +1,5 @@
 """Options and helpers shared by several subcommands."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,9 +12,12 @@ from companion.errors import CompanionError
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="FILE",
-                        help="configuration file (default: $TOWER_COMPANION_CONFIG, "
-                             "else ~/.config/tower-companion/config.toml if it exists)")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="configuration file (default: $TOWER_COMPANION_CONFIG, "
+        "else ~/.config/tower-companion/config.toml if it exists)",
+    )
 
 
 def load(args: argparse.Namespace, **overrides: Any) -> tuple[Config, dict[str, str]]:
@@ -44,6 +48,7 @@ def read_image(path: str):
     """A BGR image from a PNG/JPEG file, or a CompanionError saying why not (named file)."""
     import cv2
     import numpy as np
+
     try:
         data = np.fromfile(path, dtype=np.uint8)
     except OSError as e:
@@ -52,7 +57,9 @@ def read_image(path: str):
         raise CompanionError(f"{path}: cannot read image: the file is empty")
     image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     if image is None or image.size == 0:
-        raise CompanionError(f"{path}: cannot read image: not a PNG, JPEG or other image OpenCV can decode")
+        raise CompanionError(
+            f"{path}: cannot read image: not a PNG, JPEG or other image OpenCV can decode"
+        )
     return image
 
 

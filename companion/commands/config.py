@@ -1,4 +1,5 @@
 """`companion config`: the effective configuration and where each value came from."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,9 +9,12 @@ from companion.output import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("config", help="print the effective configuration and where each value came from",
-                       description="Print the effective configuration: every key, its value and "
-                                   "its source (default, file, environment, command line).")
+    p = sub.add_parser(
+        "config",
+        help="print the effective configuration and where each value came from",
+        description="Print the effective configuration: every key, its value and "
+        "its source (default, file, environment, command line).",
+    )
     add_config_option(p)
     p.add_argument("--data", metavar="DIR", help="data directory (overrides the file)")
     p.add_argument("--json", action="store_true", help="one JSON object per key")

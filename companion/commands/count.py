@@ -1,4 +1,5 @@
 """`companion count`: count the cubes in images by colour."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,20 +10,27 @@ import cv2
 
 from calibration import load_profile, make_counter
 from companion.commands.common import counts_text, read_image
-from companion.output import print_json
 from companion.errors import CompanionError
+from companion.output import print_json
 from vision import annotate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("count", help="count the cubes in images by colour",
-                       description="Count the cubes in each image by colour. An image that cannot be "
-                                   "read is named on stderr, the others are still counted, and the exit "
-                                   "code is 1.")
+    p = sub.add_parser(
+        "count",
+        help="count the cubes in images by colour",
+        description="Count the cubes in each image by colour. An image that cannot be "
+        "read is named on stderr, the others are still counted, and the exit "
+        "code is 1.",
+    )
     p.add_argument("images", nargs="+", metavar="IMAGE")
-    p.add_argument("--calibration", required=True, metavar="FILE", help="profile from `companion calibrate`")
+    p.add_argument(
+        "--calibration", required=True, metavar="FILE", help="profile from `companion calibrate`"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per image")
-    p.add_argument("--debug", metavar="DIR", help="write each image with its cubes outlined and labelled")
+    p.add_argument(
+        "--debug", metavar="DIR", help="write each image with its cubes outlined and labelled"
+    )
     p.set_defaults(func=run)
 
 
@@ -56,6 +64,14 @@ def run(args: argparse.Namespace) -> int:
             print_json({"image": path, **result.to_dict()})
         else:
             counts = counts_text(result.counts)
-            flag = f", UNKNOWN {result.unknown}" if result.unknown else "" if result.sure else ", NOT SURE"
-            print(f"{path}: {counts}{flag} (confidence {result.confidence:.2f}, {result.ms:.1f} ms)")
+            flag = (
+                f", UNKNOWN {result.unknown}"
+                if result.unknown
+                else ""
+                if result.sure
+                else ", NOT SURE"
+            )
+            print(
+                f"{path}: {counts}{flag} (confidence {result.confidence:.2f}, {result.ms:.1f} ms)"
+            )
     return 1 if failed else 0

@@ -3,6 +3,7 @@
 One line per check; `--json` gives `{"check": ..., "ok": ..., "detail": ...}` per line.
 Exits 1 when a check fails, so an installer or a person can act on it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,16 +19,16 @@ from pathlib import Path
 from calibration import load_profile
 from calibration.errors import CalibrationError
 from companion.commands.common import add_config_option, load
-from companion.output import print_json
 from companion.config import Config
 from companion.errors import CompanionError
+from companion.output import print_json
 from firmware.camera import open_source
 from firmware.errors import FirmwareError
 from firmware.panel import make_panel
 
 # Below this the SD card is nearly full: the game store and logs need room to grow.
 MIN_FREE_BYTES = 200 * 1024 * 1024
-FRAMES = 3   # a camera passes when it delivers this many frames
+FRAMES = 3  # a camera passes when it delivers this many frames
 
 
 @dataclass
@@ -41,17 +42,24 @@ class Check:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="check camera, panel, calibration and configuration",
-                       description="Check what the service needs: the configuration, the camera "
-                                   "delivering frames, the panel pins, the user's gpio/video groups, "
-                                   "free disk, a writable data folder, and a calibration matching the "
-                                   "camera. Exits 1 if any check fails.")
+    p = sub.add_parser(
+        "doctor",
+        help="check camera, panel, calibration and configuration",
+        description="Check what the service needs: the configuration, the camera "
+        "delivering frames, the panel pins, the user's gpio/video groups, "
+        "free disk, a writable data folder, and a calibration matching the "
+        "camera. Exits 1 if any check fails.",
+    )
     add_config_option(p)
     p.add_argument("--data", metavar="DIR", help="data folder (default: from the configuration)")
-    p.add_argument("--source", metavar="SOURCE",
-                   help="camera source to check instead of the configured one")
-    p.add_argument("--calibration", metavar="FILE",
-                   help="calibration profile to check (default: the one the service uses, in the data folder)")
+    p.add_argument(
+        "--source", metavar="SOURCE", help="camera source to check instead of the configured one"
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="calibration profile to check (default: the one the service uses, in the data folder)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per check")
     p.set_defaults(func=run)
 
@@ -65,12 +73,21 @@ def run(args: argparse.Namespace) -> int:
         # The other checks still run, on the defaults, so one bad key does not hide the rest.
         config = Config()
         checks.append(Check("configuration", False, f"{e} (other checks use the defaults)"))
-    from companion.service.table import PROFILE_FILE   # the service's own file name; heavy to import
+    from companion.service.table import PROFILE_FILE  # the service's own file name; heavy to import
+
     camera, frame_size = check_camera(config)
-    checks += [camera, check_panel(config), check_groups(), check_disk(config.data_dir),
-               check_data_dir(config.data_dir),
-               check_calibration(Path(args.calibration) if args.calibration
-                                 else Path(config.data_dir) / PROFILE_FILE, frame_size, config)]
+    checks += [
+        camera,
+        check_panel(config),
+        check_groups(),
+        check_disk(config.data_dir),
+        check_data_dir(config.data_dir),
+        check_calibration(
+            Path(args.calibration) if args.calibration else Path(config.data_dir) / PROFILE_FILE,
+            frame_size,
+            config,
+        ),
+    ]
     for check in checks:
         if args.json:
             print_json(check.to_dict())
@@ -81,11 +98,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _config_detail(args: argparse.Namespace) -> str:
     from companion.config import CONFIG_ENV, default_config_path
+
     path = args.config or os.environ.get(CONFIG_ENV)
     if path:
         return f"{path} is valid"
     default = default_config_path()
-    return f"{default} is valid" if default.exists() else f"no configuration file; defaults ({default} absent)"
+    return (
+        f"{default} is valid"
+        if default.exists()
+        else f"no configuration file; defaults ({default} absent)"
+    )
 
 
 def check_camera(config: Config) -> tuple[Check, tuple[int, int] | None]:
@@ -107,8 +129,11 @@ def check_camera(config: Config) -> tuple[Check, tuple[int, int] | None]:
     detail = f"{source.name}: {FRAMES} frames of {width}x{height} in {took:.2f} s"
     if source.name == "sim" and cam.source != "sim":
         # The service would run, but on a pretend tray: the camera itself is not there.
-        return Check("camera", False, f"no camera found ({cam.source}): the service would use the "
-                                      f"simulated tray"), (width, height)
+        return Check(
+            "camera",
+            False,
+            f"no camera found ({cam.source}): the service would use the simulated tray",
+        ), (width, height)
     return Check("camera", True, detail), (width, height)
 
 
@@ -120,8 +145,11 @@ def check_panel(config: Config) -> Check:
         return Check("panel", False, str(e))
     try:
         pins = ", ".join(f"{role}={pin}" for role, pin in panel.pins.items())
-        where = {"gpio": "GPIO", "mock": "gpiozero MockFactory (no GPIO here; shown on the page)",
-                 "off": "off (mock pins, not shown)"}[panel.mode]
+        where = {
+            "gpio": "GPIO",
+            "mock": "gpiozero MockFactory (no GPIO here; shown on the page)",
+            "off": "off (mock pins, not shown)",
+        }[panel.mode]
         return Check("panel", True, f"{where}; BCM pins {pins}")
     finally:
         panel.close()
@@ -131,8 +159,12 @@ def check_groups() -> Check:
     """The service user must be in gpio (panel) and video (camera) where those groups exist."""
     user = pwd.getpwuid(os.getuid()).pw_name
     if os.getuid() == 0:
-        return Check("groups", True, "running as root: every device is reachable (the service itself "
-                                     "runs as a normal user in gpio and video)")
+        return Check(
+            "groups",
+            True,
+            "running as root: every device is reachable (the service itself "
+            "runs as a normal user in gpio and video)",
+        )
     have = set(os.getgroups()) | {os.getgid()}
     missing, absent = [], []
     for name in ("gpio", "video"):
@@ -144,8 +176,12 @@ def check_groups() -> Check:
         if gid not in have:
             missing.append(name)
     if missing:
-        return Check("groups", False, f"user {user} is not in {' and '.join(missing)}: "
-                                      f"sudo usermod -aG {','.join(missing)} {user}, then log in again")
+        return Check(
+            "groups",
+            False,
+            f"user {user} is not in {' and '.join(missing)}: "
+            f"sudo usermod -aG {','.join(missing)} {user}, then log in again",
+        )
     detail = f"user {user} is in the gpio and video groups"
     if absent:
         detail = f"user {user}: no {' or '.join(absent)} group on this system (not a Raspberry Pi?)"
@@ -172,8 +208,14 @@ def check_data_dir(data_dir: str) -> Check:
     if not path.exists():
         parent = _existing_parent(path)
         if os.access(parent, os.W_OK | os.X_OK):
-            return Check("data", True, f"{path} does not exist yet; it will be created ({parent} is writable)")
-        return Check("data", False, f"{path} does not exist and {parent} is not writable by this user")
+            return Check(
+                "data",
+                True,
+                f"{path} does not exist yet; it will be created ({parent} is writable)",
+            )
+        return Check(
+            "data", False, f"{path} does not exist and {parent} is not writable by this user"
+        )
     if not path.is_dir():
         return Check("data", False, f"{path} is not a folder")
     try:
@@ -188,18 +230,29 @@ def check_calibration(path: Path, frame_size: tuple[int, int] | None, config: Co
     try:
         profile = load_profile(path)
     except CalibrationError as e:
-        return Check("calibration", False, f"{e}: calibrate on the page's Calibrate view or with "
-                                           f"`companion calibrate`")
+        return Check(
+            "calibration",
+            False,
+            f"{e}: calibrate on the page's Calibrate view or with `companion calibrate`",
+        )
     size = frame_size or (config.camera.width, config.camera.height)
     made = profile.frame_size
     detail = f"{path}: {len(profile.colours)} colours ({', '.join(profile.colours)}) at {made[0]}x{made[1]}"
     if profile.camera_controls:
-        detail += ", camera exposure and focus locked" if "LensPosition" in profile.camera_controls \
+        detail += (
+            ", camera exposure and focus locked"
+            if "LensPosition" in profile.camera_controls
             else ", camera exposure locked"
+        )
     if tuple(made) == tuple(size):
         return Check("calibration", True, detail)
     # Positions are stored relative to the frame, so only the shape of the frame must agree.
     if abs(made[0] / made[1] - size[0] / size[1]) < 0.01:
-        return Check("calibration", True, f"{detail}; camera gives {size[0]}x{size[1]} (same shape, scaled)")
-    return Check("calibration", False, f"{detail}, but the camera gives {size[0]}x{size[1]}, another "
-                                       f"shape: calibrate again")
+        return Check(
+            "calibration", True, f"{detail}; camera gives {size[0]}x{size[1]} (same shape, scaled)"
+        )
+    return Check(
+        "calibration",
+        False,
+        f"{detail}, but the camera gives {size[0]}x{size[1]}, another shape: calibrate again",
+    )

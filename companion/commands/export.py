@@ -1,4 +1,5 @@
 """`companion export`: the whole game of a data directory as one JSON file."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,11 +13,14 @@ from companion.store import FILE_NAME, Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the whole game as one JSON file",
-                       description="Write the game of a data directory (set-up, every step, every "
-                                   "battle with its counted picture, the automaton's decisions and "
-                                   "die rolls, the announcements) as one versioned JSON file, for "
-                                   "`companion import` on another companion.")
+    p = sub.add_parser(
+        "export",
+        help="write the whole game as one JSON file",
+        description="Write the game of a data directory (set-up, every step, every "
+        "battle with its counted picture, the automaton's decisions and "
+        "die rolls, the announcements) as one versioned JSON file, for "
+        "`companion import` on another companion.",
+    )
     p.add_argument("--data", metavar="DIR", required=True, help="the companion's data directory")
     p.add_argument("--out", metavar="FILE", help="the file to write (default: standard output)")
     p.set_defaults(func=run)

@@ -3,6 +3,7 @@
 A self-test for the person who just soldered the panel: every LED should light when named,
 and every button should be reported when pressed (short, and long for its second action).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -11,23 +12,39 @@ import threading
 import time
 
 from companion.commands.common import add_config_option, load
-from companion.output import print_json
 from companion.errors import CompanionError
+from companion.output import print_json
 from firmware.panel import BUTTONS, COMMANDS, LEDS, Panel, make_panel
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("panel-test", help="light each LED in turn and report button presses",
-                       description="Light each LED of the panel in turn, then report every button "
-                                   "press until each button was pressed short and long, or the time "
-                                   "is up. Exits 1 if a button was never pressed.")
+    p = sub.add_parser(
+        "panel-test",
+        help="light each LED in turn and report button presses",
+        description="Light each LED of the panel in turn, then report every button "
+        "press until each button was pressed short and long, or the time "
+        "is up. Exits 1 if a button was never pressed.",
+    )
     add_config_option(p)
-    p.add_argument("--mock", action="store_true",
-                   help="use gpiozero's MockFactory and press every button by script (no hardware)")
-    p.add_argument("--seconds", type=float, default=60.0, metavar="N",
-                   help="how long to wait for button presses (default 60)")
-    p.add_argument("--step", type=float, default=0.7, metavar="S",
-                   help="how long each LED stays lit (default 0.7)")
+    p.add_argument(
+        "--mock",
+        action="store_true",
+        help="use gpiozero's MockFactory and press every button by script (no hardware)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        metavar="N",
+        help="how long to wait for button presses (default 60)",
+    )
+    p.add_argument(
+        "--step",
+        type=float,
+        default=0.7,
+        metavar="S",
+        help="how long each LED stays lit (default 0.7)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per event")
     p.set_defaults(func=run)
 
@@ -37,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
         raise CompanionError("--seconds and --step must not be negative")
     config, _ = load(args)
     pins, long_press = config.panel.pins, config.panel.long_press
-    panel = Panel(pins, long_press, mode="mock") if args.mock else make_panel(config.panel.mode, pins, long_press)
+    panel = (
+        Panel(pins, long_press, mode="mock")
+        if args.mock
+        else make_panel(config.panel.mode, pins, long_press)
+    )
     say = print_json if args.json else (lambda event: print(_text(event), flush=True))
     try:
         say({"panel": panel.mode, "long_press": long_press})
@@ -77,8 +98,14 @@ def watch_buttons(panel: Panel, seconds: float, say, script: bool) -> dict[str, 
         except queue.Empty:
             break
         seen.setdefault(name, set()).add(long)
-        say({"button": name, "pin": panel.pins[f"button_{name}"], "long": long,
-             "command": COMMANDS[name, long]})
+        say(
+            {
+                "button": name,
+                "pin": panel.pins[f"button_{name}"],
+                "long": long,
+                "command": COMMANDS[name, long],
+            }
+        )
     return seen
 
 
@@ -94,11 +121,15 @@ def _text(event: dict) -> str:
     if "led" in event:
         return f"LED {event['led']} (BCM {event['pin']}): {'lit' if event['lit'] else 'NOT LIT'}"
     if "waiting" in event:
-        return (f"press each button ({', '.join(event['buttons'])}), short and long; "
-                f"waiting up to {event['waiting']:g} s")
+        return (
+            f"press each button ({', '.join(event['buttons'])}), short and long; "
+            f"waiting up to {event['waiting']:g} s"
+        )
     if "button" in event:
-        return (f"button {event['button']} (BCM {event['pin']}): {'long' if event['long'] else 'short'} "
-                f"press -> {event['command']}")
+        return (
+            f"button {event['button']} (BCM {event['pin']}): {'long' if event['long'] else 'short'} "
+            f"press -> {event['command']}"
+        )
     if event["not_pressed"]:
         return f"not pressed: {', '.join(event['not_pressed'])}"
     return "all buttons pressed"

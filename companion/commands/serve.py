@@ -1,4 +1,5 @@
 """`companion serve`: run the table service (camera, counting, rules, web page, panel, speech)."""
+
 from __future__ import annotations
 
 import argparse
@@ -28,25 +29,42 @@ DEMO_SEED = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="run the table service (camera, counting, rules, web page, panel, speech)",
-                       description="Run the table service. With --demo, or when no camera is found, it "
-                                   "runs on the simulated tray, which drops each declared battle itself.")
+    p = sub.add_parser(
+        "serve",
+        help="run the table service (camera, counting, rules, web page, panel, speech)",
+        description="Run the table service. With --demo, or when no camera is found, it "
+        "runs on the simulated tray, which drops each declared battle itself.",
+    )
     add_config_option(p)
-    p.add_argument("--demo", action="store_true",
-                   help="use the simulated tray (calibrated automatically) instead of a camera")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="use the simulated tray (calibrated automatically) instead of a camera",
+    )
     p.add_argument("--data", metavar="DIR", help="data directory (game database, calibration, PIN)")
-    p.add_argument("--host", metavar="H", help="address to listen on (default from config: 127.0.0.1)")
-    p.add_argument("--port", metavar="P", type=int, help="port to listen on (default from config: 8080)")
-    p.add_argument("--seed", type=int, default=DEMO_SEED,
-                   help=f"the simulated tray's table (camera, light, paint; default {DEMO_SEED}); its "
-                        "calibration is saved in the data directory, so keep one seed per data directory")
+    p.add_argument(
+        "--host", metavar="H", help="address to listen on (default from config: 127.0.0.1)"
+    )
+    p.add_argument(
+        "--port", metavar="P", type=int, help="port to listen on (default from config: 8080)"
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=DEMO_SEED,
+        help=f"the simulated tray's table (camera, light, paint; default {DEMO_SEED}); its "
+        "calibration is saved in the data directory, so keep one seed per data directory",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config, _ = load(args, **{"data_dir": args.data, "web.host": args.host, "web.port": args.port})
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     server = Server(config, demo=args.demo, seed=args.seed, config_path=args.config)
     # systemd stops the service with SIGTERM, a person with Ctrl-C: shut down in order while the
     # server loop still sends the streams' last bytes (everything is committed anyway).
@@ -54,11 +72,16 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(number, lambda *_: threading.Thread(target=server.close, name="stop").start())
     try:
         server.start()
-        print(f"Tower Companion on {server.url} (camera: {server.service.camera_status['source']}; "
-              f"data: {config.data_dir})", flush=True)
+        print(
+            f"Tower Companion on {server.url} (camera: {server.service.camera_status['source']}; "
+            f"data: {config.data_dir})",
+            flush=True,
+        )
         if server.new_pin:
-            print(f"The table's PIN is {server.new_pin} (needed on other devices; change it in Settings)",
-                  flush=True)
+            print(
+                f"The table's PIN is {server.new_pin} (needed on other devices; change it in Settings)",
+                flush=True,
+            )
         server.serve()
     finally:
         server.close()
@@ -68,8 +91,13 @@ def run(args: argparse.Namespace) -> int:
 class Server:
     """The parts of a running companion, in start order; `close()` stops them in reverse."""
 
-    def __init__(self, config: Config, demo: bool = False, seed: int = DEMO_SEED,
-                 config_path: str | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        demo: bool = False,
+        seed: int = DEMO_SEED,
+        config_path: str | None = None,
+    ) -> None:
         self.config = config
         self.config_path = config_path
         self.demo = demo
@@ -103,15 +131,25 @@ class Server:
         speech = self.config.speech
         speaker = Speaker(speech.enabled, speech.voice, speech.words_per_minute)
         self._parts.append(speaker.close)
-        self.service = TableService(self.config, store, source, speaker=speaker, panel=panel, profile=profile)
+        self.service = TableService(
+            self.config, store, source, speaker=speaker, panel=panel, profile=profile
+        )
         self.service.start()
-        app = create_app(self.service, self.config, self.config.web.host, config_path=self.config_path)
+        app = create_app(
+            self.service, self.config, self.config.web.host, config_path=self.config_path
+        )
         self.new_pin = app.config.get("NEW_PIN")
         if self.new_pin:
             log.info("new table PIN created: %s", self.new_pin)
-        self.wsgi = create_server(app, host=self.config.web.host, port=self.config.web.port,
-                                  threads=THREADS, channel_timeout=60, ident="tower-companion",
-                                  outbuf_high_watermark=OUTBUF_HIGH_WATERMARK)
+        self.wsgi = create_server(
+            app,
+            host=self.config.web.host,
+            port=self.config.web.port,
+            threads=THREADS,
+            channel_timeout=60,
+            ident="tower-companion",
+            outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+        )
         log.info("started in %.2f s", time.monotonic() - started)
 
     @property
@@ -122,10 +160,13 @@ class Server:
 
     def serve(self) -> None:
         from firmware import notify
+
         notify.ready(f"serving {self.url}")
         interval = notify.watchdog_interval()
         if interval:
-            threading.Thread(target=self._watchdog, args=(interval,), name="watchdog", daemon=True).start()
+            threading.Thread(
+                target=self._watchdog, args=(interval,), name="watchdog", daemon=True
+            ).start()
         try:
             self.wsgi.run()
         except OSError:
@@ -134,6 +175,7 @@ class Server:
 
     def _watchdog(self, interval: float) -> None:
         from firmware import notify
+
         while not self._closed.wait(interval):
             # Pinged only while the camera loop lives: a hung service is restarted by systemd.
             if self.service.alive:
@@ -145,6 +187,7 @@ class Server:
                 return
             self._closed.set()
             from firmware import notify
+
             notify.stopping()
             if self.service is not None:
                 self.service.stop()  # ends the camera loop, the preview streams and the event streams
@@ -161,25 +204,34 @@ class Server:
 
     def _open_source(self, controls):
         from firmware.camera import open_source
+
         cam = self.config.camera
         spec = "sim" if self.demo else cam.source
-        return open_source(spec, cam.width, cam.height, cam.fps, seed=self.seed, controls=controls or None)
+        return open_source(
+            spec, cam.width, cam.height, cam.fps, seed=self.seed, controls=controls or None
+        )
 
     def _profile_path(self) -> Path:
         from companion.service.table import PROFILE_FILE
+
         return Path(self.config.data_dir) / PROFILE_FILE
 
     def _saved_profile(self):
         from calibration import load_profile
+
         path = self._profile_path()
         return load_profile(path) if path.exists() else None
 
     def _calibrate_simulated_tray(self, source):
         """On the simulated tray, a profile made from its own clicks, as a user would."""
         from calibration import build_profile, save_profile
+
         path = self._profile_path()
         if not hasattr(source, "calibration_clicks"):
-            log.warning("no calibration profile at %s: calibrate on the page (/calibrate) before counting", path)
+            log.warning(
+                "no calibration profile at %s: calibrate on the page (/calibrate) before counting",
+                path,
+            )
             return None
         # The clicks lay out one cube of each colour; the frame after that shows them.
         corners, samples = source.calibration_clicks()
@@ -192,9 +244,11 @@ class Server:
 
     def _panel(self):
         from firmware.panel import make_panel
+
         if self.config.panel.mode == "off":
             return None
-        panel = make_panel(self.config.panel.mode, self.config.panel.pins, self.config.panel.long_press)
+        panel = make_panel(
+            self.config.panel.mode, self.config.panel.pins, self.config.panel.long_press
+        )
         self._parts.append(panel.close)
         return panel
-

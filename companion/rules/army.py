@@ -2,10 +2,11 @@
 
 Shared by Expand, Split Expand, Position and Maneuver.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from companion.rules import leave_behind
 from companion.rules.actions import Action, move_text
@@ -24,6 +25,7 @@ DISPUTED_ARMIES_STAY = True
 @dataclass(frozen=True)
 class Army:
     """The units that would depart `territory`, and those that must stay (leave-behind)."""
+
     territory: str
     moves: Mapping[str, int]
     stays: Mapping[str, int]
@@ -73,8 +75,16 @@ def own(state: GameState, colour: str, territory: str) -> bool:
     return state.owner(territory) == colour
 
 
-def move(state: GameState, kind: str, colour: str, army: Army, path: list[str],
-         verb: str, why: str = "", **extra) -> Action:
+def move(
+    state: GameState,
+    kind: str,
+    colour: str,
+    army: Army,
+    path: list[str],
+    verb: str,
+    why: str = "",
+    **extra,
+) -> Action:
     """The action moving `army` along `path`; says whether a battle follows."""
     target = path[-1]
     t = state.territory(target)
@@ -83,9 +93,18 @@ def move(state: GameState, kind: str, colour: str, army: Army, path: list[str],
     defender = enemies[0] if enemies and kind != "maneuver" else None
     defenders = state.enemies(target, colour)
     battle = defender is not None or (EMPTY_TERRITORY_BATTLE and not t.units)
-    details = {"from": path[0], "to": target, "path": path, "units": dict(army.moves),
-               "left_behind": dict(army.stays), "attack": defender is not None,
-               "defender": defender, "battle": battle, **extra}
-    text = move_text(state.board, verb, colour, path, army.moves, army.stays, defender,
-                     defenders, battle, why)
+    details = {
+        "from": path[0],
+        "to": target,
+        "path": path,
+        "units": dict(army.moves),
+        "left_behind": dict(army.stays),
+        "attack": defender is not None,
+        "defender": defender,
+        "battle": battle,
+        **extra,
+    }
+    text = move_text(
+        state.board, verb, colour, path, army.moves, army.stays, defender, defenders, battle, why
+    )
     return Action(kind, colour, details, text)

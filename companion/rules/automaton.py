@@ -9,10 +9,11 @@ Orders and their fall-backs (card):
 - "split expand or maneuver" is split-expand with its fall-back.
 An order that can do nothing gives no action (the game then draws another card).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from companion.rules import deck as orders
 from companion.rules.actions import MOVES, Action, colour_name
@@ -30,8 +31,12 @@ Behaviour = Callable[[GameState, str, Dice], "Action | None"]
 
 def king_me(state: GameState, colour: str, dice: Dice) -> Action | None:
     """KING ME: take the first-player token from the next round."""
-    return Action("king-me", colour, {},
-                  f"{colour_name(colour)} takes the first-player token for the next round.")
+    return Action(
+        "king-me",
+        colour,
+        {},
+        f"{colour_name(colour)} takes the first-player token for the next round.",
+    )
 
 
 # Each order: the behaviours tried in turn (the first that acts is done).
@@ -45,10 +50,15 @@ CHAINS: dict[str, tuple[tuple[str, Behaviour], ...]] = {
     orders.FORTIFY: ((orders.FORTIFY, fortify),),
     orders.SIEGE_ASSAULT: ((orders.SIEGE_ASSAULT, siege_assault),),
     orders.KING_ME: ((orders.KING_ME, king_me),),
-    orders.EXPAND_OR_MANEUVER: ((orders.EXPAND, expand), (orders.MANEUVER, maneuver),
-                                (orders.POSITION, position)),
-    orders.SPLIT_EXPAND_OR_MANEUVER: ((orders.SPLIT_EXPAND, split_expand),
-                                      (orders.MANEUVER, maneuver)),
+    orders.EXPAND_OR_MANEUVER: (
+        (orders.EXPAND, expand),
+        (orders.MANEUVER, maneuver),
+        (orders.POSITION, position),
+    ),
+    orders.SPLIT_EXPAND_OR_MANEUVER: (
+        (orders.SPLIT_EXPAND, split_expand),
+        (orders.MANEUVER, maneuver),
+    ),
 }
 
 
@@ -84,13 +94,15 @@ def apply_action(state: GameState, action: Action) -> GameState:
         if d["losses"]:
             state = _remove(state, d["to"], d["defender"], d["losses"])
     elif kind == "tax":
-        state = state.with_player(replace(player, coins=player.coins + d["coins"],
-                                          crowns=player.crowns + d["crowns"]))
+        state = state.with_player(
+            replace(player, coins=player.coins + d["coins"], crowns=player.crowns + d["crowns"])
+        )
     elif kind == "purchase":
         if d["spent"] > player.coins:
             raise StateError(f"{colour} cannot spend {d['spent']} coins: has {player.coins}")
-        state = state.with_player(replace(player, coins=player.coins - d["spent"],
-                                          crowns=player.crowns + d["crowns"]))
+        state = state.with_player(
+            replace(player, coins=player.coins - d["spent"], crowns=player.crowns + d["crowns"])
+        )
         for site, units in d["placements"].items():
             state = state.with_units(site, colour, plus(state.units(site, colour), units))
         if d.get("castle_at"):

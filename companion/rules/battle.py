@@ -5,11 +5,13 @@ every emerged cube goes (supply, back onto the province, or left in the tray as 
 Cubes are per colour; counts are whole numbers >= 0. Colour names are compared in lower case,
 as the configuration stores them.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from companion.errors import CompanionError
 
@@ -39,8 +41,16 @@ SURVIVING_FARMERS_GO_TO = SUPPLY
 DEVASTATED_OWNER = None
 
 # The JSON input: key -> required? (`battle_from_dict`).
-INPUT_KEYS = {"attacker": True, "defender": True, "thrown": True, "emerged": True, "cup": False,
-              "revolt_markers": False, "farmer": False, "pending_action": False}
+INPUT_KEYS = {
+    "attacker": True,
+    "defender": True,
+    "thrown": True,
+    "emerged": True,
+    "cup": False,
+    "revolt_markers": False,
+    "farmer": False,
+    "pending_action": False,
+}
 
 HELD, DEVASTATED, CONQUERED = "held", "devastated", "conquered"
 
@@ -55,6 +65,7 @@ class Battle:
     those the defender commits), NOT the cup and NOT the empty-province farmer: `into_tower`
     adds those. `emerged` may stay empty while the battle is only planned (to ask `into_tower`).
     `pending_action`: the defender had an action planned for this province, not yet executed."""
+
     attacker: str
     defender: str | None  # None: an empty province, defended by a farmer
     thrown: Mapping[str, int]
@@ -72,7 +83,9 @@ class Battle:
             object.__setattr__(self, name, counts(name, getattr(self, name)))
         count("revolt_markers", self.revolt_markers)
         if not isinstance(self.pending_action, bool):
-            raise BattleError(f"pending_action: expected true or false, got {self.pending_action!r}")
+            raise BattleError(
+                f"pending_action: expected true or false, got {self.pending_action!r}"
+            )
         if self.attacker == self.defender:
             raise BattleError(f"defender: {self.defender!r} is also the attacker")
         if self.farmer in (self.attacker, self.defender):
@@ -80,8 +93,10 @@ class Battle:
         sides = {self.attacker, self.defender} - {None}
         for colour in self.thrown:
             if colour not in sides:
-                raise BattleError(f"thrown.{colour}: only the attacker's and the defender's armies are "
-                                  f"thrown ({' and '.join(sorted(sides))}); the cup goes under 'cup'")
+                raise BattleError(
+                    f"thrown.{colour}: only the attacker's and the defender's armies are "
+                    f"thrown ({' and '.join(sorted(sides))}); the cup goes under 'cup'"
+                )
         if not self.thrown.get(self.attacker):
             raise BattleError(f"thrown.{self.attacker}: the attacker must throw at least one army")
 
@@ -90,6 +105,7 @@ class Battle:
 class Outcome:
     """Where the emerged cubes go. Per-colour maps omit zeros; `tower_delta` = into_tower - emerged
     (negative when the tower released more of a colour than was thrown in)."""
+
     result: str  # HELD | DEVASTATED | CONQUERED
     attacker_strength: int
     defender_strength: int
@@ -103,17 +119,19 @@ class Outcome:
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"result": self.result,
-                "attacker_strength": self.attacker_strength,
-                "defender_strength": self.defender_strength,
-                "to_supply": dict(self.to_supply),
-                "to_province": dict(self.to_province),
-                "province_owner": self.province_owner,
-                "cup_after": dict(self.cup_after),
-                "revolt_marker_added": self.revolt_marker_added,
-                "cancel_pending_action": self.cancel_pending_action,
-                "tower_delta": dict(self.tower_delta),
-                "warnings": list(self.warnings)}
+        return {
+            "result": self.result,
+            "attacker_strength": self.attacker_strength,
+            "defender_strength": self.defender_strength,
+            "to_supply": dict(self.to_supply),
+            "to_province": dict(self.to_province),
+            "province_owner": self.province_owner,
+            "cup_after": dict(self.cup_after),
+            "revolt_marker_added": self.revolt_marker_added,
+            "cancel_pending_action": self.cancel_pending_action,
+            "tower_delta": dict(self.tower_delta),
+            "warnings": list(self.warnings),
+        }
 
 
 def into_tower(battle: Battle) -> dict[str, int]:
@@ -170,24 +188,31 @@ def resolve(battle: Battle) -> Outcome:
     tower_delta = Counter(into_tower(battle))
     tower_delta.subtract(out)
     return Outcome(
-        result=result, attacker_strength=a, defender_strength=d,
-        to_supply=nonzero(moves[SUPPLY]), to_province=nonzero(moves[PROVINCE]),
-        province_owner=owner, cup_after=nonzero(moves[CUP]),
+        result=result,
+        attacker_strength=a,
+        defender_strength=d,
+        to_supply=nonzero(moves[SUPPLY]),
+        to_province=nonzero(moves[PROVINCE]),
+        province_owner=owner,
+        cup_after=nonzero(moves[CUP]),
         # docs/rules.md 1 "Outcome": taking an empty province adds a revolt marker to it.
         revolt_marker_added=result == CONQUERED and defender is None,
         # docs/rules.md 1 "Outcome": the defender's planned, not yet executed action there is
         # cancelled.
         cancel_pending_action=result == CONQUERED and battle.pending_action,
         tower_delta=nonzero(tower_delta),
-        warnings=_warnings(battle, a, d))
+        warnings=_warnings(battle, a, d),
+    )
 
 
 def _warnings(battle: Battle, a: int, d: int) -> tuple[str, ...]:
     if a == 0 and d == 0:
         # Legal (0 = 0 devastates) but far more often a throw counted too early.
         side = battle.defender if battle.defender is not None else f"the farmers ({battle.farmer})"
-        return (f"no counted cube of {battle.attacker} or {side} came out of the tower: "
-                f"0 against 0 devastates the province; recount if cubes were still falling",)
+        return (
+            f"no counted cube of {battle.attacker} or {side} came out of the tower: "
+            f"0 against 0 devastates the province; recount if cubes were still falling",
+        )
     return ()
 
 
@@ -200,8 +225,10 @@ def battle_from_dict(obj: Any, default_farmer: str = DEFAULT_FARMER) -> Battle:
             raise BattleError(f"unknown key {key!r} (known: {', '.join(INPUT_KEYS)})")
     for key, required in INPUT_KEYS.items():
         if required and key not in obj:
-            raise BattleError(f"missing key {key!r}" + (" (null for an empty province)"
-                                                        if key == "defender" else ""))
+            raise BattleError(
+                f"missing key {key!r}"
+                + (" (null for an empty province)" if key == "defender" else "")
+            )
     return Battle(**{"farmer": default_farmer, **obj})
 
 

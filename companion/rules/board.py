@@ -8,22 +8,27 @@ every problem is an error naming the territory.
 optional so that a user's own map plays without it (the page then lays territories out in a
 grid), but a map gives it for every territory or for none: a half-placed map is a mistake.
 """
+
 from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from companion.errors import CompanionError
 from companion.rules.units import PRICES, UNIT_TYPES
 
 DEFAULT_MAP = "risk-europe"
 # Box limits when a map file has no "box" (the Risk Europe box).
-DEFAULT_BOX = {"per_colour": {"footman": 35, "archer": 12, "cavalry": 12, "siege_engine": 4},
-               "castles": 8, "crown_cards": 8}
+DEFAULT_BOX = {
+    "per_colour": {"footman": 35, "archer": 12, "cavalry": 12, "siege_engine": 4},
+    "castles": 8,
+    "crown_cards": 8,
+}
 
 
 class MapError(CompanionError):
@@ -39,6 +44,7 @@ class StartPartner:
 @dataclass(frozen=True)
 class StartEntry:
     """One gold-crown capital of the solo setup and the partner territories tried in order."""
+
     territory: str
     footmen: int
     partners: tuple[StartPartner, ...]
@@ -96,6 +102,7 @@ def load_map(name_or_path: str | Path = DEFAULT_MAP) -> Board:
 
 def board_from_dict(data: Any, source: str = "map") -> Board:
     """Build and check a Board from the map file's JSON object."""
+
     def fail(message: str) -> MapError:
         return MapError(f"{source}: {message}")
 
@@ -120,8 +127,10 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
         if "city" in entry:
             value = entry.get("tax")
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise fail(f"territory {name!r}: city {entry['city']!r} needs a tax value "
-                           f"(a whole number >= 1), got {value!r}")
+                raise fail(
+                    f"territory {name!r}: city {entry['city']!r} needs a tax value "
+                    f"(a whole number >= 1), got {value!r}"
+                )
             cities[name] = str(entry["city"])
             tax[name] = value
         elif "tax" in entry:
@@ -130,8 +139,10 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
             at[name] = _place(entry["at"], name, fail)
     unplaced = [n for n in names if n not in at]
     if at and unplaced:
-        raise fail(f"'at' is given for {len(at)} territories but not for {', '.join(unplaced)} "
-                   f"(give it for every territory or for none)")
+        raise fail(
+            f"'at' is given for {len(at)} territories but not for {', '.join(unplaced)} "
+            f"(give it for every territory or for none)"
+        )
     for name in names:
         for other in adjacent[name]:
             if other not in adjacent:
@@ -139,8 +150,10 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
             if other == name:
                 raise fail(f"territory {name!r} lists itself as adjacent")
             if name not in adjacent[other]:
-                raise fail(f"territory {name!r} lists {other!r} as adjacent but {other!r} "
-                           f"does not list {name!r} (links must be symmetric)")
+                raise fail(
+                    f"territory {name!r} lists {other!r} as adjacent but {other!r} "
+                    f"does not list {name!r} (links must be symmetric)"
+                )
     sea = set()
     for pair in data.get("sea", []):
         if not (isinstance(pair, list) and len(pair) == 2 and all(p in adjacent for p in pair)):
@@ -158,23 +171,40 @@ def board_from_dict(data: Any, source: str = "map") -> Board:
     for kind in prices:
         if prices[kind] != PRICES.get(kind):
             # Prices are the card's (docs/rules.md 2 Interpretation); a map may only restate them.
-            raise fail(f"prices.{kind}: {prices[kind]!r} differs from the card's price "
-                       f"{PRICES.get(kind)!r}")
-    return Board(name=str(data.get("name", source)), territories=tuple(names),
-                 adjacent=adjacent, cities=cities, tax=tax, sea=frozenset(sea), start=start,
-                 box=box, castles=int(box_data.get("castles", DEFAULT_BOX["castles"])),
-                 crown_cards=int(box_data.get("crown_cards", DEFAULT_BOX["crown_cards"])),
-                 distance=_distances(adjacent), at=at)
+            raise fail(
+                f"prices.{kind}: {prices[kind]!r} differs from the card's price "
+                f"{PRICES.get(kind)!r}"
+            )
+    return Board(
+        name=str(data.get("name", source)),
+        territories=tuple(names),
+        adjacent=adjacent,
+        cities=cities,
+        tax=tax,
+        sea=frozenset(sea),
+        start=start,
+        box=box,
+        castles=int(box_data.get("castles", DEFAULT_BOX["castles"])),
+        crown_cards=int(box_data.get("crown_cards", DEFAULT_BOX["crown_cards"])),
+        distance=_distances(adjacent),
+        at=at,
+    )
 
 
 def _place(value: Any, name: str, fail) -> tuple[float, float]:
     """A territory's [lon, lat] in degrees."""
-    if (isinstance(value, list) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-            and -180 <= value[0] <= 180 and -90 <= value[1] <= 90):
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        and -180 <= value[0] <= 180
+        and -90 <= value[1] <= 90
+    ):
         return float(value[0]), float(value[1])
-    raise fail(f"territory {name!r}: 'at' must be [longitude, latitude] in degrees "
-               f"(-180..180, -90..90), got {value!r}")
+    raise fail(
+        f"territory {name!r}: 'at' must be [longitude, latitude] in degrees "
+        f"(-180..180, -90..90), got {value!r}"
+    )
 
 
 def _start_entry(entry: Any, adjacent, cities, fail) -> StartEntry:

@@ -5,11 +5,13 @@ A `Dice` is handed to every decision that may need a roll (ties, siege assaults,
 turn replays exactly from its seed. For physical dice, pass `source`: a callable asked for each
 roll (`source(sides, reason) -> value`), e.g. one that prompts the table and waits.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 from companion.errors import CompanionError
 
@@ -32,8 +34,9 @@ class Roll:
 
 
 class Dice:
-    def __init__(self, seed: int | None = None,
-                 source: Callable[[int, str], int] | None = None) -> None:
+    def __init__(
+        self, seed: int | None = None, source: Callable[[int, str], int] | None = None
+    ) -> None:
         self._random = random.Random(seed)
         self._source = source
         self.log: list[Roll] = []
@@ -42,10 +45,16 @@ class Dice:
         """One die of `sides` faces (1..sides), logged with why it was rolled. `faces` name what
         each value picks: a table rolling a physical die is told ("1 Saxony, 2 Bohemia")."""
         if self._source is not None:
-            told = f"{reason} ({', '.join(f'{i} {f}' for i, f in enumerate(faces, 1))})" if faces else reason
+            told = (
+                f"{reason} ({', '.join(f'{i} {f}' for i, f in enumerate(faces, 1))})"
+                if faces
+                else reason
+            )
             value = self._source(sides, told)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= sides:
-                raise DiceError(f"die roll for {reason}: {value!r} is not a value from 1 to {sides}")
+                raise DiceError(
+                    f"die roll for {reason}: {value!r} is not a value from 1 to {sides}"
+                )
         else:
             value = self._random.randint(1, sides)
         self.log.append(Roll(sides, value, reason))

@@ -1,5 +1,6 @@
 """Tax or Spend, placing purchases, Fortify (docs/rules.md section 3, Tier 2 from the Risk Europe
 solo rules; the purchase itself is the card's table, `purchase.py`)."""
+
 from __future__ import annotations
 
 from companion.rules import purchase as table
@@ -7,8 +8,15 @@ from companion.rules.actions import Action, colour_name
 from companion.rules.army import own
 from companion.rules.dice import Dice, best
 from companion.rules.state import GameState
-from companion.rules.units import (ARCHER, CASTLE, CAVALRY, CROWN_CARD, FOOTMAN, SIEGE_ENGINE,
-                                   describe)
+from companion.rules.units import (
+    ARCHER,
+    CASTLE,
+    CAVALRY,
+    CROWN_CARD,
+    FOOTMAN,
+    SIEGE_ENGINE,
+    describe,
+)
 
 TAX_AT_MOST = 4  # "with 4 coins or fewer it taxes ... with 5 or more it spends"
 # Interpretation (Tier 2): taxing a gold-crown city (a capital in the map's `start`, the city
@@ -34,10 +42,15 @@ def tax_or_spend(state: GameState, colour: str, dice: Dice) -> Action | None:
 def tax(state: GameState, colour: str, dice: Dice) -> Action | None:
     """Tax the own city that yields most (ties: a gold-crown city, then a die)."""
     gold = set(state.board.gold_crown_cities)
-    city = best(own_cities(state, colour), lambda c: (
-        state.board.tax_of(c),   # yields most
-        c in gold,               # ties: city with a bonus
-    ), dice, "tax: tie between cities")   # then die
+    city = best(
+        own_cities(state, colour),
+        lambda c: (
+            state.board.tax_of(c),  # yields most
+            c in gold,  # ties: city with a bonus
+        ),
+        dice,
+        "tax: tie between cities",
+    )  # then die
     if city is None:
         return None
     coins = state.board.tax_of(city)
@@ -64,8 +77,12 @@ def spend(state: GameState, colour: str, dice: Dice) -> Action | None:
     placements: dict[str, dict[str, int]] = {}
     castle_at = None
     if choice.buys.get(CASTLE):
-        castle_at = best(castle_sites, lambda c: (state.board.tax_of(c), -_units(state, c)),
-                         dice, "castle: tie between cities")
+        castle_at = best(
+            castle_sites,
+            lambda c: (state.board.tax_of(c), -_units(state, c)),
+            dice,
+            "castle: tie between cities",
+        )
     if units.get(SIEGE_ENGINE):
         site = _siege_site(state, colour, territories, cities, dice)
         placements.setdefault(site, {})[SIEGE_ENGINE] = units[SIEGE_ENGINE]
@@ -80,15 +97,22 @@ def spend(state: GameState, colour: str, dice: Dice) -> Action | None:
             placements.setdefault(site, {})[kind] = placements.get(site, {}).get(kind, 0) + 1
             i += 1
     crowns = choice.buys.get(CROWN_CARD, 0)
-    details = {"buys": dict(choice.buys), "spent": choice.spent, "coins_left": choice.coins_left,
-               "row": choice.row, "placements": placements, "castle_at": castle_at,
-               "crowns": crowns}
+    details = {
+        "buys": dict(choice.buys),
+        "spent": choice.spent,
+        "coins_left": choice.coins_left,
+        "row": choice.row,
+        "placements": placements,
+        "castle_at": castle_at,
+        "crowns": crowns,
+    }
     if choice.notes:
         details["notes"] = list(choice.notes)
     name = colour_name(colour)
     if crowns:
-        text = (f"{name} buys a Crown Card for {choice.spent} coins: "
-                f"{player.crowns + crowns} crowns.")
+        text = (
+            f"{name} buys a Crown Card for {choice.spent} coins: {player.crowns + crowns} crowns."
+        )
     else:
         text = f"{name} spends {choice.spent} on {describe(choice.buys)}; {choice.coins_left} coins left."
         for site, placed in placements.items():
@@ -105,15 +129,23 @@ def _units(state: GameState, territory: str) -> int:
 def _siege_site(state: GameState, colour: str, territories, cities, dice: Dice) -> str:
     """Its territory nearest an enemy castle; without one in sight, its highest-Tax city."""
     distance = state.board.distance
-    enemy_castles = [t for t, v in state.territories.items()
-                     if v.castle and colour not in v.units and v.units]
+    enemy_castles = [
+        t for t, v in state.territories.items() if v.castle and colour not in v.units and v.units
+    ]
     if enemy_castles:
-        return best(territories, lambda t: (
-            -min(distance[t].get(c, 99) for c in enemy_castles),
-        ), dice, "siege engine: tie between territories")
+        return best(
+            territories,
+            lambda t: (-min(distance[t].get(c, 99) for c in enemy_castles),),
+            dice,
+            "siege engine: tie between territories",
+        )
     if cities:
-        return best(cities, lambda c: (state.board.tax_of(c), _units(state, c)),
-                    dice, "siege engine: tie between cities")
+        return best(
+            cities,
+            lambda c: (state.board.tax_of(c), _units(state, c)),
+            dice,
+            "siege engine: tie between cities",
+        )
     return max(territories, key=lambda t: _units(state, t))
 
 
@@ -122,11 +154,16 @@ def fortify(state: GameState, colour: str, dice: Dice) -> Action | None:
     (ties: highest Tax, capital, die). Fewer when the supply runs short; None when empty."""
     supply = state.supply(colour)[FOOTMAN]
     capital = state.player(colour).capital
-    city = best(own_cities(state, colour), lambda c: (
-        -state.count(c, colour),       # fewest units
-        state.board.tax_of(c),         # ties: highest Tax
-        c == capital,                  # capital
-    ), dice, "fortify: tie between cities")   # die
+    city = best(
+        own_cities(state, colour),
+        lambda c: (
+            -state.count(c, colour),  # fewest units
+            state.board.tax_of(c),  # ties: highest Tax
+            c == capital,  # capital
+        ),
+        dice,
+        "fortify: tie between cities",
+    )  # die
     if city is None or supply == 0:
         return None
     wanted = FORTIFY_FOOTMEN_CASTLE if state.territory(city).castle else FORTIFY_FOOTMEN

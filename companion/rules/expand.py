@@ -1,4 +1,5 @@
 """Expand, Split Expand and Position (card). Each priority chain reads top to bottom as on the card."""
+
 from __future__ import annotations
 
 from companion.rules.actions import Action
@@ -10,8 +11,11 @@ from companion.rules.state import GameState
 def _enterable_cities(state: GameState, colour: str, source: str):
     """Adjacent cities `colour` does not hold (it has no units there)."""
     board = state.board
-    return [t for t in board.adjacent[source]
-            if board.is_city(t) and colour not in state.territory(t).units]
+    return [
+        t
+        for t in board.adjacent[source]
+        if board.is_city(t) and colour not in state.territory(t).units
+    ]
 
 
 def expand(state: GameState, colour: str, dice: Dice) -> Action | None:
@@ -24,11 +28,16 @@ def expand(state: GameState, colour: str, dice: Dice) -> Action | None:
             defenders = entry(state, colour, city, army.moves)
             if defenders is not None:
                 options.append((army, city, defenders))
-    chosen = best(options, lambda o: (
-        tax(o[1]),        # highest Tax city
-        o[0].size,        # & largest army
-        -o[2],            # if tied: fewest defenders
-    ), dice, "expand: tie between targets")  # roll die
+    chosen = best(
+        options,
+        lambda o: (
+            tax(o[1]),  # highest Tax city
+            o[0].size,  # & largest army
+            -o[2],  # if tied: fewest defenders
+        ),
+        dice,
+        "expand: tie between targets",
+    )  # roll die
     if chosen is None:
         return None
     army, city, _ = chosen
@@ -55,12 +64,17 @@ def split_expand(state: GameState, colour: str, dice: Dice) -> Action | None:
         defenders = entry(state, colour, path[-1], army.moves)
         if defenders is not None:
             options.append((army, path, defenders))
-    chosen = best(options, lambda o: (
-        board.tax_of(o[1][-1]),  # highest Tax
-        -len(o[1]),              # -> 1 step preferred over 2
-        -o[2],                   # -> fewest defenders
-        o[0].size,               # -> (Tier 2) most units on arrival
-    ), dice, "split expand: tie between targets")  # -> roll die
+    chosen = best(
+        options,
+        lambda o: (
+            board.tax_of(o[1][-1]),  # highest Tax
+            -len(o[1]),  # -> 1 step preferred over 2
+            -o[2],  # -> fewest defenders
+            o[0].size,  # -> (Tier 2) most units on arrival
+        ),
+        dice,
+        "split expand: tie between targets",
+    )  # -> roll die
     if chosen is None:
         return None
     army, path, _ = chosen
@@ -90,14 +104,27 @@ def position(state: GameState, colour: str, dice: Dice) -> Action | None:
                 here = state.territory(step).units
                 kind = 2 if colour in here else (1 if not here else 0)
                 options.append((army, step, city, d, kind))
-    chosen = best(options, lambda o: (
-        o[0].size,              # the largest army
-        board.tax_of(o[2]),     # toward the highest-Tax non-owned city
-        -o[3],                  # (the nearest of those)
-        o[4],                   # stepping on own, then empty, then enemy land
-    ), dice, "position: tie between moves")
+    chosen = best(
+        options,
+        lambda o: (
+            o[0].size,  # the largest army
+            board.tax_of(o[2]),  # toward the highest-Tax non-owned city
+            -o[3],  # (the nearest of those)
+            o[4],  # stepping on own, then empty, then enemy land
+        ),
+        dice,
+        "position: tie between moves",
+    )
     if chosen is None:
         return None
     army, step, city, _, _ = chosen
-    return move(state, "position", colour, army, [army.territory, step], "positions",
-                why=f" toward {board.label(city)}", toward=city)
+    return move(
+        state,
+        "position",
+        colour,
+        army,
+        [army.territory, step],
+        "positions",
+        why=f" toward {board.label(city)}",
+        toward=city,
+    )

@@ -15,10 +15,11 @@ automatons only. All are pure (a new GameState out); randomness comes from the `
     move(state, colour, path, units) -> GameState    # a person's move, checked
     purchase(state, colour, buys, placements, castle_at=None) -> GameState
 """
+
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Collection, Mapping, Sequence
 
 from companion.rules import leave_behind
 from companion.rules.actions import Action, colour_name
@@ -29,8 +30,19 @@ from companion.rules.board import DEFAULT_MAP, Board
 from companion.rules.deck import CARDS, CARDS_PER_ROUND, DECK
 from companion.rules.dice import Dice
 from companion.rules.state import GameState, Player, StateError
-from companion.rules.units import (CASTLE, CHEAPEST_FIRST, CROWN_CARD, FOOTMAN, UNIT_TYPES,
-                                   describe, minus, plus, price, take_cheapest, total)
+from companion.rules.units import (
+    CASTLE,
+    CHEAPEST_FIRST,
+    CROWN_CARD,
+    FOOTMAN,
+    UNIT_TYPES,
+    describe,
+    minus,
+    plus,
+    price,
+    take_cheapest,
+    total,
+)
 
 # docs/rules.md 3 "Setup": each player's start.
 SETUP_COINS = 5
@@ -40,8 +52,13 @@ SETUP_CROWNS = 2
 CAPITALS_PER_PLAYER = 2
 
 
-def new_game(board: Board, players: Sequence[str], dice: Dice,
-             automata: Collection[str] | None = None, map_name: str = DEFAULT_MAP) -> GameState:
+def new_game(
+    board: Board,
+    players: Sequence[str],
+    dice: Dice,
+    automata: Collection[str] | None = None,
+    map_name: str = DEFAULT_MAP,
+) -> GameState:
     """Solo setup (docs/rules.md 3): seats in `players` order (the first holds the
     first-player token); `automata` = the automaton colours (default: all). Capitals are
     dealt by die rolls."""
@@ -60,25 +77,37 @@ def new_game(board: Board, players: Sequence[str], dice: Dice,
             state = _add(state, entry.territory, colour, {FOOTMAN: entry.footmen})
             if colour not in capitals:
                 capitals[colour] = entry.territory
-                state = state.with_territory(entry.territory,
-                                             replace(state.territory(entry.territory), castle=True))
+                state = state.with_territory(
+                    entry.territory, replace(state.territory(entry.territory), castle=True)
+                )
             for partner in entry.partners:
-                free = [t for t in partner.options
-                        if all(c == colour for c in state.territory(t).units)]
+                free = [
+                    t for t in partner.options if all(c == colour for c in state.territory(t).units)
+                ]
                 if free:
                     site = dice.choose(free, f"setup: partner territory for {colour}")
                     state = _add(state, site, colour, {FOOTMAN: partner.footmen})
                     break
             else:
-                state = _add(state, entry.territory, colour,
-                             {FOOTMAN: sum(p.footmen for p in entry.partners[:1])})
+                state = _add(
+                    state,
+                    entry.territory,
+                    colour,
+                    {FOOTMAN: sum(p.footmen for p in entry.partners[:1])},
+                )
     seats = {}
     for colour in players:
-        deck = tuple(dice.shuffle(DECK, f"setup: shuffle {colour}'s deck")) if colour in automata else ()
-        seats[colour] = Player(colour, colour in automata, SETUP_COINS, SETUP_CROWNS,
-                               capitals[colour], deck=deck)
+        deck = (
+            tuple(dice.shuffle(DECK, f"setup: shuffle {colour}'s deck"))
+            if colour in automata
+            else ()
+        )
+        seats[colour] = Player(
+            colour, colour in automata, SETUP_COINS, SETUP_CROWNS, capitals[colour], deck=deck
+        )
     return replace(state, players=seats).logged(
-        {"setup": {c: capitals[c] for c in players}, "rolls": [r.to_dict() for r in dice.log]})
+        {"setup": {c: capitals[c] for c in players}, "rolls": [r.to_dict() for r in dice.log]}
+    )
 
 
 def _add(state: GameState, territory: str, colour: str, units: Mapping[str, int]) -> GameState:
@@ -107,13 +136,20 @@ def draw_card(state: GameState, colour: str, dice: Dice) -> tuple[GameState, str
             raise StateError(f"{colour} has no cards to draw")
         mark = len(dice.log)
         deck, discard = tuple(dice.shuffle(discard, f"reshuffle {colour}'s deck")), ()
-        state = state.logged({"player": colour, "reshuffle": list(deck),
-                              "rolls": [r.to_dict() for r in dice.rolls_since(mark)]})
+        state = state.logged(
+            {
+                "player": colour,
+                "reshuffle": list(deck),
+                "rolls": [r.to_dict() for r in dice.rolls_since(mark)],
+            }
+        )
     state = state.with_player(replace(p, deck=deck[1:], discard=discard))
     return state, deck[0]
 
 
-def play_card(state: GameState, colour: str, card: str, dice: Dice) -> tuple[GameState, list[Action]]:
+def play_card(
+    state: GameState, colour: str, card: str, dice: Dice
+) -> tuple[GameState, list[Action]]:
     """Every order of `card`, in order, each decided on the state the previous one left."""
     if card not in CARDS:
         raise StateError(f"unknown card {card!r} (cards: {', '.join(CARDS)})")
@@ -125,7 +161,9 @@ def play_card(state: GameState, colour: str, card: str, dice: Dice) -> tuple[Gam
     return state, done
 
 
-def take_turn(state: GameState, colour: str, phase: int, dice: Dice) -> tuple[GameState, list[Action]]:
+def take_turn(
+    state: GameState, colour: str, phase: int, dice: Dice
+) -> tuple[GameState, list[Action]]:
     """Play the hand's card number `phase`. "An automaton always acts; if it can do nothing at
     all with a card it draws another" (at most one deck's worth of draws)."""
     p = state.player(colour)
@@ -153,8 +191,11 @@ def pending_battles(state: GameState, active: str) -> list[str]:
     """Territories with a battle to fight: the active side's first, then in turn order."""
     order = state.turn_order()
     rank = {c: (c != active, order.index(c) if c in order else len(order)) for c in state.players}
-    found = [(rank.get(t.attacker, (True, 99)), state.board.territories.index(name), name)
-             for name, t in state.territories.items() if t.attacker]
+    found = [
+        (rank.get(t.attacker, (True, 99)), state.board.territories.index(name), name)
+        for name, t in state.territories.items()
+        if t.attacker
+    ]
     return [name for *_, name in sorted(found)]
 
 
@@ -166,7 +207,9 @@ def battle_sides(state: GameState, territory: str) -> tuple[str, str | None, dic
         raise StateError(f"{territory}: no battle is pending there")
     others = [c for c in t.units if c != t.attacker]
     if len(others) > 1:
-        raise StateError(f"{territory}: {len(others)} defending colours; fight one battle at a time")
+        raise StateError(
+            f"{territory}: {len(others)} defending colours; fight one battle at a time"
+        )
     defender = others[0] if others else None
     thrown = {c: total(u) for c, u in t.units.items()}
     return t.attacker, defender, thrown
@@ -190,8 +233,9 @@ def apply_battle(state: GameState, territory: str, attacker: str, outcome) -> Ga
     survivors = {c: n for c, n in outcome.to_province.items() if n}
     unplaced: dict[str, int] = {}
     if outcome.result == DEVASTATED:
-        state = state.with_territory(territory, replace(t, units={}, castle=False,
-                                                        revolt_markers=0, attacker=None))
+        state = state.with_territory(
+            territory, replace(t, units={}, castle=False, revolt_markers=0, attacker=None)
+        )
     else:
         winner = defender if outcome.result == HELD else attacker
         loser = attacker if outcome.result == HELD else defender
@@ -204,8 +248,13 @@ def apply_battle(state: GameState, territory: str, attacker: str, outcome) -> Ga
         t = state.territory(territory)
         markers = t.revolt_markers + (1 if outcome.revolt_marker_added else 0)
         state = state.with_territory(territory, replace(t, revolt_markers=markers, attacker=None))
-    entry = {"battle": territory, "attacker": attacker, "defender": defender,
-             "result": outcome.result, "to_province": dict(survivors)}
+    entry = {
+        "battle": territory,
+        "attacker": attacker,
+        "defender": defender,
+        "result": outcome.result,
+        "to_province": dict(survivors),
+    }
     if unplaced:
         entry["unplaced"] = unplaced
     return state.logged(entry)
@@ -257,26 +306,44 @@ def move(state: GameState, colour: str, path: Sequence[str], units: Mapping[str,
         raise StateError(f"move: {source} is disputed; its units cannot leave before the battle")
     need = leave_behind.required(board, source)
     if total(stays) < need:
-        raise StateError(f"move: {source} must keep {need} unit{'s' if need > 1 else ''} "
-                         f"(leave-behind), only {total(stays)} would stay")
+        raise StateError(
+            f"move: {source} must keep {need} unit{'s' if need > 1 else ''} "
+            f"(leave-behind), only {total(stays)} would stay"
+        )
     for mid in path[1:-1]:
         if not passable(state, colour, mid):
-            raise StateError(f"move: cannot pass through {mid}: enemy territory (stop and fight there)")
+            raise StateError(
+                f"move: cannot pass through {mid}: enemy territory (stop and fight there)"
+            )
     here = state.territory(target).units
     others = [c for c in here if c != colour]
     if len(others) > 1:
         raise StateError(f"move: {target} is already disputed by {' and '.join(others)}")
     battle = bool(others) or (EMPTY_TERRITORY_BATTLE and not here)
-    details = {"from": source, "to": target, "path": path, "units": dict(units),
-               "left_behind": dict(stays), "attack": bool(others),
-               "defender": others[0] if others else None, "battle": battle}
-    text = (f"{colour_name(colour)} moves {describe(units)} from {board.label(source)} "
-            f"to {board.label(target)}.")
+    details = {
+        "from": source,
+        "to": target,
+        "path": path,
+        "units": dict(units),
+        "left_behind": dict(stays),
+        "attack": bool(others),
+        "defender": others[0] if others else None,
+        "battle": battle,
+    }
+    text = (
+        f"{colour_name(colour)} moves {describe(units)} from {board.label(source)} "
+        f"to {board.label(target)}."
+    )
     return apply_action(state, Action("move", colour, details, text))
 
 
-def purchase(state: GameState, colour: str, buys: Mapping[str, int],
-             placements: Mapping[str, Mapping[str, int]], castle_at: str | None = None) -> GameState:
+def purchase(
+    state: GameState,
+    colour: str,
+    buys: Mapping[str, int],
+    placements: Mapping[str, Mapping[str, int]],
+    castle_at: str | None = None,
+) -> GameState:
     """A person's purchase: `buys` per kind (unit types, "castle", "crown_card"), units placed
     as `placements` (territory -> units) on own territories, the castle on `castle_at` (an own
     city without one). Checked against coins, supply and the box. Raises StateError."""
@@ -302,8 +369,10 @@ def purchase(state: GameState, colour: str, buys: Mapping[str, int],
         placed = plus(placed, units)
     wanted = {k: n for k, n in buys.items() if k in UNIT_TYPES}
     if placed != wanted:
-        raise StateError(f"purchase: placements ({describe(placed)}) must match the units bought "
-                         f"({describe(wanted)})")
+        raise StateError(
+            f"purchase: placements ({describe(placed)}) must match the units bought "
+            f"({describe(wanted)})"
+        )
     if buys.get(CASTLE, 0) > 1 or (buys.get(CASTLE) and castle_at is None):
         raise StateError("purchase: one castle at a time, with the city it goes to")
     if buys.get(CASTLE):
@@ -311,9 +380,14 @@ def purchase(state: GameState, colour: str, buys: Mapping[str, int],
             raise StateError(f"purchase: {castle_at} is not {colour}'s city")
         if state.territory(castle_at).castle or state.castles_left() < 1:
             raise StateError(f"purchase: no castle can go to {castle_at}")
-    details = {"buys": buys, "spent": cost, "coins_left": p.coins - cost, "row": None,
-               "placements": {s: dict(u) for s, u in placements.items()},
-               "castle_at": castle_at if buys.get(CASTLE) else None,
-               "crowns": buys.get(CROWN_CARD, 0)}
+    details = {
+        "buys": buys,
+        "spent": cost,
+        "coins_left": p.coins - cost,
+        "row": None,
+        "placements": {s: dict(u) for s, u in placements.items()},
+        "castle_at": castle_at if buys.get(CASTLE) else None,
+        "crowns": buys.get(CROWN_CARD, 0),
+    }
     text = f"{colour_name(colour)} buys {describe(buys)} for {cost} coins."
     return apply_action(state, Action("purchase", colour, details, text))

@@ -1,4 +1,5 @@
 """Leave-behind (card): how many units an army leaves when it departs, and which."""
+
 from __future__ import annotations
 
 from companion.rules.board import Board

@@ -4,11 +4,12 @@ Per colour, supply + board + tower + cup never changes. The tower cannot be seen
 contents follow from what went in and what came out, so a negative stock is not clamped:
 it is a miscount somewhere, and is reported as a warning for the user to fix.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
 
 from companion.rules.battle import EMPTY_PROVINCE_FARMERS, Battle, Outcome, counts, nonzero
 
@@ -23,6 +24,7 @@ STOCKS = ("supply", "board", "tower", "cup")
 @dataclass(frozen=True)
 class Ledger:
     """Cubes per colour in each stock (zeros omitted). Methods return a new Ledger."""
+
     supply: Mapping[str, int] = field(default_factory=dict)
     board: Mapping[str, int] = field(default_factory=dict)
     tower: Mapping[str, int] = field(default_factory=dict)
@@ -48,8 +50,9 @@ class Ledger:
         given.update(cubes)
         return replace(self, **{source: nonzero(taken), target: nonzero(given)})
 
-    def prime(self, players: Iterable[str], farmer: str,
-              emerged: Mapping[str, int]) -> tuple[Ledger, list[str]]:
+    def prime(
+        self, players: Iterable[str], farmer: str, emerged: Mapping[str, int]
+    ) -> tuple[Ledger, list[str]]:
         """Prime the tower at setup: PRIME_PLAYER_CUBES of each player and PRIME_FARMER_CUBES
         farmers go from the supply into the tower; the `emerged` cubes go back to the supply."""
         thrown = {colour: PRIME_PLAYER_CUBES for colour in players}
@@ -59,17 +62,21 @@ class Ledger:
 
     def apply(self, battle: Battle, outcome: Outcome) -> tuple[Ledger, list[str]]:
         """Move the cubes of one resolved battle; returns the new ledger and its warnings."""
-        warnings = [f"cup: {n} {colour} in the cup were not thrown with this battle"
-                    for colour, n in (Counter(self.cup) - Counter(battle.cup)).items()]
+        warnings = [
+            f"cup: {n} {colour} in the cup were not thrown with this battle"
+            for colour, n in (Counter(self.cup) - Counter(battle.cup)).items()
+        ]
         # What went in (as `into_tower`), each from where it was: the empty province's farmer
         # comes from the supply.
         farmer = {battle.farmer: EMPTY_PROVINCE_FARMERS} if battle.defender is None else {}
-        ledger = (self.move("board", "tower", battle.thrown)
-                  .move("supply", "tower", farmer)
-                  .move("cup", "tower", battle.cup)
-                  .move("tower", "supply", outcome.to_supply)
-                  .move("tower", "board", outcome.to_province)
-                  .move("tower", "cup", outcome.cup_after))
+        ledger = (
+            self.move("board", "tower", battle.thrown)
+            .move("supply", "tower", farmer)
+            .move("cup", "tower", battle.cup)
+            .move("tower", "supply", outcome.to_supply)
+            .move("tower", "board", outcome.to_province)
+            .move("tower", "cup", outcome.cup_after)
+        )
         return ledger, warnings + ledger.miscounts()
 
     def miscounts(self) -> list[str]:
@@ -79,6 +86,8 @@ class Ledger:
             for colour, n in getattr(self, stock).items():
                 if n < 0:
                     where = "the tower estimate" if stock == "tower" else f"the {stock}"
-                    warnings.append(f"likely miscount: {where} for {colour} is {n} "
-                                    f"({-n} more {colour} taken out than could be there)")
+                    warnings.append(
+                        f"likely miscount: {where} for {colour} is {n} "
+                        f"({-n} more {colour} taken out than could be there)"
+                    )
         return warnings

@@ -7,10 +7,11 @@ for all samples at once with numpy, from a seeded generator so the same battle a
 same odds. Each distinct emergence of the colours that count is resolved once by the battle
 resolver (`companion.rules.battle.resolve`) and weighted by how often it was drawn.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Mapping
 
 import numpy as np
 
@@ -23,21 +24,29 @@ RESULTS = (CONQUERED, HELD, DEVASTATED)
 
 @dataclass(frozen=True)
 class Odds:
-    chances: Mapping[str, float]          # result -> probability
-    expected: Mapping[str, float]         # colour -> cubes expected out of the tower
+    chances: Mapping[str, float]  # result -> probability
+    expected: Mapping[str, float]  # colour -> cubes expected out of the tower
     stickiness: Stickiness
-    inside: Mapping[str, int]             # the tower's estimated contents the odds assume
+    inside: Mapping[str, int]  # the tower's estimated contents the odds assume
     samples: int
 
     def to_dict(self) -> dict:
-        return {"chances": {r: round(p, 3) for r, p in self.chances.items()},
-                "expected": {c: round(n, 2) for c, n in self.expected.items()},
-                "stickiness": self.stickiness.to_dict(), "inside": dict(self.inside),
-                "samples": self.samples}
+        return {
+            "chances": {r: round(p, 3) for r, p in self.chances.items()},
+            "expected": {c: round(n, 2) for c, n in self.expected.items()},
+            "stickiness": self.stickiness.to_dict(),
+            "inside": dict(self.inside),
+            "samples": self.samples,
+        }
 
 
-def battle_odds(battle: Battle, inside: Mapping[str, int], stickiness: Stickiness,
-                samples: int = SAMPLES, seed: int = 0) -> Odds:
+def battle_odds(
+    battle: Battle,
+    inside: Mapping[str, int],
+    stickiness: Stickiness,
+    samples: int = SAMPLES,
+    seed: int = 0,
+) -> Odds:
     """The odds of `battle` (its `emerged` is ignored) thrown into a tower holding `inside`."""
     into = into_tower(battle)
     # A negative tower estimate is a miscount: the tower holds none of that colour.
@@ -45,9 +54,13 @@ def battle_odds(battle: Battle, inside: Mapping[str, int], stickiness: Stickines
     colours = sorted(set(into) | set(held))
     thrown = np.array([into.get(c, 0) for c in colours])
     rng = np.random.default_rng(seed)
-    emerged = (thrown - rng.binomial(thrown, stickiness.keep, size=(samples, len(colours)))
-               + rng.binomial([held.get(c, 0) for c in colours], stickiness.release,
-                              size=(samples, len(colours))))
+    emerged = (
+        thrown
+        - rng.binomial(thrown, stickiness.keep, size=(samples, len(colours)))
+        + rng.binomial(
+            [held.get(c, 0) for c in colours], stickiness.release, size=(samples, len(colours))
+        )
+    )
     # Only the sides' and the farmers' cubes decide the result: resolve each distinct draw once.
     sides = [c for c in (battle.attacker, battle.defender, battle.farmer) if c in colours]
     columns = [colours.index(c) for c in sides]
@@ -57,5 +70,6 @@ def battle_odds(battle: Battle, inside: Mapping[str, int], stickiness: Stickines
         outcome = resolve(replace(battle, emerged=dict(zip(sides, draw.tolist()))))
         chances[outcome.result] += int(n) / samples
     expected = {c: float(m) for c, m in zip(colours, emerged.mean(axis=0)) if m}
-    return Odds(chances=chances, expected=expected, stickiness=stickiness, inside=held,
-                samples=samples)
+    return Odds(
+        chances=chances, expected=expected, stickiness=stickiness, inside=held, samples=samples
+    )

@@ -1,11 +1,22 @@
 """What an automaton buys (card: purchase table, substitutions, kept coins, Crown Card override)."""
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
-from companion.rules.units import (ARCHER, CASTLE, CAVALRY, CROWN_CARD, FOOTMAN, PRICES,
-                                   SIEGE_ENGINE, clean, name, price)
+from companion.rules.units import (
+    ARCHER,
+    CASTLE,
+    CAVALRY,
+    CROWN_CARD,
+    FOOTMAN,
+    PRICES,
+    SIEGE_ENGINE,
+    clean,
+    name,
+    price,
+)
 
 F, A, C, S, K = FOOTMAN, ARCHER, CAVALRY, SIEGE_ENGINE, CASTLE
 # The card's table, row by coin count.
@@ -50,7 +61,9 @@ def table_row(coins: int) -> int | None:
     return max(rows) if rows else None
 
 
-def choose(coins: int, crowns: int, supply: Mapping[str, int], castles_left: int) -> Purchase | None:
+def choose(
+    coins: int, crowns: int, supply: Mapping[str, int], castles_left: int
+) -> Purchase | None:
     """What to buy with `coins`. `supply`: figures left per unit type; `castles_left`: castles
     that can be bought and placed. None when nothing can be bought."""
     if crowns == CROWN_CARD_AT_CROWNS and coins >= PRICES[CROWN_CARD]:
@@ -80,15 +93,18 @@ def choose(coins: int, crowns: int, supply: Mapping[str, int], castles_left: int
         # Pairs of missing footmen become an archer; a single one too if the coins allow.
         spare_archers = stock.get(A, 0) - archers
         instead = min(spare_archers, missing // FOOTMEN_PER_ARCHER)
-        budget = coins - price({F: footmen, A: archers + instead, **{k: buys[k] for k in (C, S, K)}})
+        budget = coins - price(
+            {F: footmen, A: archers + instead, **{k: buys[k] for k in (C, S, K)}}
+        )
         if missing % FOOTMEN_PER_ARCHER and spare_archers > instead and budget >= PRICES[A]:
             instead += 1
         archers += instead
         if instead:
             notes.append(f"no footman left: {instead} archer(s) instead of {missing} footmen")
         if missing > instead * FOOTMEN_PER_ARCHER:
-            notes.append(f"no footman left: {missing - instead * FOOTMEN_PER_ARCHER} not bought, "
-                         f"coins kept")
+            notes.append(
+                f"no footman left: {missing - instead * FOOTMEN_PER_ARCHER} not bought, coins kept"
+            )
     buys[F], buys[A] = footmen, archers
     buys = clean(buys)
     if not buys:

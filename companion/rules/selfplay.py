@@ -10,19 +10,27 @@ raises InvariantError:
 - no figure in two places: per colour and type, board + supply = the box;
 - coins never negative.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from companion.rules.actions import Action
 from companion.rules.battle import Battle, into_tower, resolve
 from companion.rules.board import Board
 from companion.rules.deck import CARDS_PER_ROUND
 from companion.rules.dice import Dice
-from companion.rules.game import (apply_battle, battle_sides, end_round, new_game, pending_battles,
-                                  start_round, take_turn)
+from companion.rules.game import (
+    apply_battle,
+    battle_sides,
+    end_round,
+    new_game,
+    pending_battles,
+    start_round,
+    take_turn,
+)
 from companion.rules.ledger import PRIME_FARMER_CUBES, PRIME_PLAYER_CUBES, Ledger
 from companion.rules.state import GameState
 from companion.rules.stickiness import Throw
@@ -52,14 +60,26 @@ class GameResult:
     state: GameState
 
     def to_dict(self) -> dict:
-        return {"seed": self.seed, "winner": self.winner, "rounds": self.rounds,
-                "crowns": self.crowns, "battles": self.battles, "actions": self.actions}
+        return {
+            "seed": self.seed,
+            "winner": self.winner,
+            "rounds": self.rounds,
+            "crowns": self.crowns,
+            "battles": self.battles,
+            "actions": self.actions,
+        }
 
 
-def play_game(board: Board, automata: int, rounds: int, seed: int, farmer: str = FARMER,
-              observe: Callable[[GameState, str], None] | None = None,
-              tower: TowerModel | None = None,
-              on_throw: Callable[[Throw, Battle | None], None] | None = None) -> GameResult:
+def play_game(
+    board: Board,
+    automata: int,
+    rounds: int,
+    seed: int,
+    farmer: str = FARMER,
+    observe: Callable[[GameState, str], None] | None = None,
+    tower: TowerModel | None = None,
+    on_throw: Callable[[Throw, Battle | None], None] | None = None,
+) -> GameResult:
     """One game of `automata` automatons, seeded; `observe(state, colour)` sees every turn's
     state before the turn (the benchmark times decisions on them). `tower`: the tower model
     (default: the usual one, seeded from `seed`); `on_throw(throw, battle)` sees every throw,
@@ -98,11 +118,23 @@ def play_game(board: Board, automata: int, rounds: int, seed: int, farmer: str =
     return _result(seed, replace(state, round=state.round - 1), battles, actions)
 
 
-def _fight(state: GameState, ledger: Ledger, tower: TowerModel, territory: str, farmer: str,
-           on_throw: Callable[[Throw, Battle | None], None]) -> tuple[GameState, Ledger]:
+def _fight(
+    state: GameState,
+    ledger: Ledger,
+    tower: TowerModel,
+    territory: str,
+    farmer: str,
+    on_throw: Callable[[Throw, Battle | None], None],
+) -> tuple[GameState, Ledger]:
     attacker, defender, thrown = battle_sides(state, territory)
-    planned = Battle(attacker, defender, thrown, cup=ledger.cup,
-                     revolt_markers=state.territory(territory).revolt_markers, farmer=farmer)
+    planned = Battle(
+        attacker,
+        defender,
+        thrown,
+        cup=ledger.cup,
+        revolt_markers=state.territory(territory).revolt_markers,
+        farmer=farmer,
+    )
     into, inside = into_tower(planned), tower.inside()
     battle = replace(planned, emerged=tower.throw(into))
     on_throw(Throw(into, inside, dict(battle.emerged)), battle)
@@ -140,8 +172,13 @@ def _account(ledger: Ledger, actions: Sequence[Action]) -> Ledger:
     return ledger
 
 
-def _check(state: GameState, ledger: Ledger, tower: TowerModel, totals: dict[str, int],
-           warnings: Sequence[str]) -> None:
+def _check(
+    state: GameState,
+    ledger: Ledger,
+    tower: TowerModel,
+    totals: dict[str, int],
+    warnings: Sequence[str],
+) -> None:
     problems = list(warnings) + ledger.miscounts()
     if ledger.totals() != totals:
         problems.append(f"cube totals changed: {totals} -> {ledger.totals()}")
@@ -156,8 +193,9 @@ def _check(state: GameState, ledger: Ledger, tower: TowerModel, totals: dict[str
         on_board = state.on_board(colour)
         for kind, n in on_board.items():
             if n > state.board.box[kind]:
-                problems.append(f"{colour}: {n} {kind} on the board, the box holds "
-                                f"{state.board.box[kind]}")
+                problems.append(
+                    f"{colour}: {n} {kind} on the board, the box holds {state.board.box[kind]}"
+                )
     for name, t in state.territories.items():
         for colour, units in t.units.items():
             if any(n <= 0 for n in units.values()):
@@ -167,6 +205,12 @@ def _check(state: GameState, ledger: Ledger, tower: TowerModel, totals: dict[str
 
 
 def _result(seed: int, state: GameState, battles: int, actions: int) -> GameResult:
-    return GameResult(seed=seed, winner=state.winner, rounds=state.round,
-                      crowns={c: p.crowns for c, p in state.players.items()},
-                      battles=battles, actions=actions, state=state)
+    return GameResult(
+        seed=seed,
+        winner=state.winner,
+        rounds=state.round,
+        crowns={c: p.crowns for c, p in state.players.items()},
+        battles=battles,
+        actions=actions,
+        state=state,
+    )

@@ -5,12 +5,14 @@ construction). A territory's owner is the one colour with units there; two colou
 disputed. The JSON form (`to_dict`/`from_dict`, `load_state`) is the state file of
 `companion automaton`; territories not listed are empty.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from companion.errors import CompanionError
 from companion.rules.board import DEFAULT_MAP, Board, load_map
@@ -19,8 +21,16 @@ from companion.rules.units import UNIT_TYPES, Units, clean, plural
 
 PLAYER_KEYS = ("automaton", "coins", "crowns", "capital", "deck", "discard", "hand")
 TERRITORY_KEYS = ("units", "castle", "revolt_markers", "attacker")
-STATE_KEYS = ("map", "players", "territories", "round", "first_player", "next_first_player",
-              "winner", "log")
+STATE_KEYS = (
+    "map",
+    "players",
+    "territories",
+    "round",
+    "first_player",
+    "next_first_player",
+    "winner",
+    "log",
+)
 
 
 class StateError(CompanionError):
@@ -165,8 +175,7 @@ class GameState:
             if t.attacker:
                 entry["attacker"] = t.attacker
             territories[name] = entry
-        out = {"map": self.map, "players": players, "territories": territories,
-               "round": self.round}
+        out = {"map": self.map, "players": players, "territories": territories, "round": self.round}
         for key in ("first_player", "next_first_player", "winner"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
@@ -190,8 +199,9 @@ def load_state(path: str | Path, map_override: str | Path | None = None) -> Game
         raise StateError(f"{path}: {e}") from None
 
 
-def from_dict(data: Any, map_override: str | Path | None = None,
-              board: Board | None = None) -> GameState:
+def from_dict(
+    data: Any, map_override: str | Path | None = None, board: Board | None = None
+) -> GameState:
     """A GameState from the state file's JSON object (see the module docstring)."""
     if not isinstance(data, dict):
         raise StateError("expected a JSON object with 'players' and 'territories'")
@@ -218,9 +228,14 @@ def from_dict(data: Any, map_override: str | Path | None = None,
             raise StateError(f"territories.{name}.attacker: {t.attacker!r} has no units there")
         if not t.empty:
             territories[name] = t
-    state = GameState(board=board, players=players, territories=territories, map=map_name,
-                      round=_whole("round", data.get("round", 1), minimum=1),
-                      log=tuple(data.get("log", ())))
+    state = GameState(
+        board=board,
+        players=players,
+        territories=territories,
+        map=map_name,
+        round=_whole("round", data.get("round", 1), minimum=1),
+        log=tuple(data.get("log", ())),
+    )
     for key in ("first_player", "next_first_player", "winner"):
         value = data.get(key)
         if value is not None and value not in players:
@@ -229,18 +244,22 @@ def from_dict(data: Any, map_override: str | Path | None = None,
     for colour in players:
         for kind, n in state.on_board(colour).items():
             if n > board.box.get(kind, 0):
-                raise StateError(f"units.{colour}.{kind}: {n} {plural(kind)} on the board, but the "
-                                 f"box holds {board.box.get(kind, 0)}")
+                raise StateError(
+                    f"units.{colour}.{kind}: {n} {plural(kind)} on the board, but the "
+                    f"box holds {board.box.get(kind, 0)}"
+                )
     if state.castles_left() < 0:
-        raise StateError(f"castles: {board.castles - state.castles_left()} on the board, but the "
-                         f"box holds {board.castles}")
+        raise StateError(
+            f"castles: {board.castles - state.castles_left()} on the board, but the "
+            f"box holds {board.castles}"
+        )
     return state
 
 
 def _player(colour: Any, entry: Any, board: Board) -> Player:
     where = f"players.{colour}"
     if not isinstance(entry, dict):
-        raise StateError(f"{where}: expected an object like {{\"automaton\": true, \"coins\": 5}}")
+        raise StateError(f'{where}: expected an object like {{"automaton": true, "coins": 5}}')
     _unknown_keys(where, entry, PLAYER_KEYS)
     automaton = entry.get("automaton", False)
     if not isinstance(automaton, bool):
@@ -254,16 +273,22 @@ def _player(colour: Any, entry: Any, board: Board) -> Player:
         if not isinstance(value, list) or any(card not in CARDS for card in value):
             raise StateError(f"{where}.{key}: expected a list of cards ({', '.join(CARDS)})")
         cards[key] = tuple(value)
-    return Player(colour=str(colour), automaton=automaton,
-                  coins=_whole(f"{where}.coins", entry.get("coins", 0)),
-                  crowns=_whole(f"{where}.crowns", entry.get("crowns", 0)),
-                  capital=capital, **cards)
+    return Player(
+        colour=str(colour),
+        automaton=automaton,
+        coins=_whole(f"{where}.coins", entry.get("coins", 0)),
+        crowns=_whole(f"{where}.crowns", entry.get("crowns", 0)),
+        capital=capital,
+        **cards,
+    )
 
 
 def _territory(name: str, entry: Any) -> Territory:
     where = f"territories.{name}"
     if not isinstance(entry, dict):
-        raise StateError(f"{where}: expected an object like {{\"units\": {{\"blue\": {{\"footman\": 2}}}}}}")
+        raise StateError(
+            f'{where}: expected an object like {{"units": {{"blue": {{"footman": 2}}}}}}'
+        )
     _unknown_keys(where, entry, TERRITORY_KEYS)
     units_data = entry.get("units", {})
     if not isinstance(units_data, dict):
@@ -274,8 +299,10 @@ def _territory(name: str, entry: Any) -> Territory:
             raise StateError(f"{where}.units.{colour}: expected unit type -> count")
         for kind, n in per_type.items():
             if kind not in UNIT_TYPES:
-                raise StateError(f"{where}.units.{colour}.{kind}: unknown unit type "
-                                 f"(known: {', '.join(UNIT_TYPES)})")
+                raise StateError(
+                    f"{where}.units.{colour}.{kind}: unknown unit type "
+                    f"(known: {', '.join(UNIT_TYPES)})"
+                )
             _whole(f"{where}.units.{colour}.{kind}", n)
         if clean(per_type):
             units[colour] = clean(per_type)
@@ -283,16 +310,21 @@ def _territory(name: str, entry: Any) -> Territory:
     if not isinstance(castle, bool):
         raise StateError(f"{where}.castle: expected true or false, got {castle!r}")
     attacker = entry.get("attacker")
-    return Territory(units=units, castle=castle,
-                     revolt_markers=_whole(f"{where}.revolt_markers", entry.get("revolt_markers", 0)),
-                     attacker=attacker)
+    return Territory(
+        units=units,
+        castle=castle,
+        revolt_markers=_whole(f"{where}.revolt_markers", entry.get("revolt_markers", 0)),
+        attacker=attacker,
+    )
 
 
 def _whole(where: str, value: Any, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise StateError(f"{where}: expected a whole number, got {value!r}")
     if value < minimum:
-        raise StateError(f"{where}: {value} is " + ("negative" if minimum == 0 else f"below {minimum}"))
+        raise StateError(
+            f"{where}: {value} is " + ("negative" if minimum == 0 else f"below {minimum}")
+        )
     return value
 
 
@@ -301,4 +333,3 @@ def _unknown_keys(where: str, entry: Mapping, known: tuple[str, ...]) -> None:
         if key not in known:
             prefix = f"{where}." if where else ""
             raise StateError(f"{prefix}{key}: unknown key (known: {', '.join(known)})")
-

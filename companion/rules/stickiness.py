@@ -10,14 +10,15 @@ gives the posterior mean: a grid is exact enough (0.02 steps, and the mean falls
 and needs no optimiser; the prior holds the estimate near the usual tower until throws tell
 otherwise.
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -35,6 +36,7 @@ MOST_IN = 10
 @dataclass(frozen=True)
 class Throw:
     """One throw, per colour: what went into the tower, what it held before, what came out."""
+
     thrown: Mapping[str, int]
     inside: Mapping[str, int]
     emerged: Mapping[str, int]
@@ -47,15 +49,21 @@ class Stickiness:
     throws: int
 
     def text(self) -> str:
-        told = (f"keeps about {_one_in(self.keep)} cubes and releases about "
-                f"{_one_in(self.release)} of what it holds")
+        told = (
+            f"keeps about {_one_in(self.keep)} cubes and releases about "
+            f"{_one_in(self.release)} of what it holds"
+        )
         if not self.throws:
             return f"no throws yet: assuming a tower that {told}, as most do"
         return f"this tower {told}, from {self.throws} throw{'s' * (self.throws != 1)}"
 
     def to_dict(self) -> dict:
-        return {"keep": round(self.keep, 3), "release": round(self.release, 3),
-                "throws": self.throws, "text": self.text()}
+        return {
+            "keep": round(self.keep, 3),
+            "release": round(self.release, 3),
+            "throws": self.throws,
+            "text": self.text(),
+        }
 
 
 def _one_in(p: float) -> str:
@@ -70,8 +78,9 @@ def prior() -> Stickiness:
 
 def estimate(throws: Sequence[Throw]) -> Stickiness:
     """The posterior mean of (keep, release) given the throws (the prior alone without any)."""
-    log_post = (_log_beta(GRID, KEEP_PROBABILITY)[:, None]
-                + _log_beta(GRID, RELEASE_PROBABILITY)[None, :])
+    log_post = (
+        _log_beta(GRID, KEEP_PROBABILITY)[:, None] + _log_beta(GRID, RELEASE_PROBABILITY)[None, :]
+    )
     terms: Counter = Counter()
     for throw in throws:
         for colour in set(throw.thrown) | set(throw.inside) | set(throw.emerged):
@@ -83,8 +92,11 @@ def estimate(throws: Sequence[Throw]) -> Stickiness:
         log_post += times * _log_likelihood(t, i, e)
     weights = np.exp(log_post - log_post.max())
     weights /= weights.sum()
-    return Stickiness(keep=float((weights.sum(axis=1) * GRID).sum()),
-                      release=float((weights.sum(axis=0) * GRID).sum()), throws=len(throws))
+    return Stickiness(
+        keep=float((weights.sum(axis=1) * GRID).sum()),
+        release=float((weights.sum(axis=0) * GRID).sum()),
+        throws=len(throws),
+    )
 
 
 # Throws repeat (t, i, e) often, and every battle asks again with all the table's throws: the
@@ -94,8 +106,8 @@ def _log_likelihood(thrown: int, inside: int, emerged: int) -> np.ndarray:
     """log P(emerged | keep, release) over the grid: out of the thrown x ~ Bin(thrown, 1 - keep),
     knocked loose emerged - x ~ Bin(inside, release)."""
     x = np.arange(max(0, emerged - inside), min(thrown, emerged) + 1)
-    out = _binomial(thrown, x, 1 - GRID)              # (keep, x)
-    loose = _binomial(inside, emerged - x, GRID)      # (release, x)
+    out = _binomial(thrown, x, 1 - GRID)  # (keep, x)
+    loose = _binomial(inside, emerged - x, GRID)  # (release, x)
     return np.log(np.maximum(out @ loose.T, 1e-300))
 
 

@@ -1,4 +1,5 @@
 """The attack threshold and the castle rule (card: "To attack an enemy territory")."""
+
 from __future__ import annotations
 
 # (largest arriving army in the band, how many fewer than the defenders it may be).
@@ -6,8 +7,7 @@ from __future__ import annotations
 THRESHOLD_BANDS = ((5, 0), (10, 3), (15, 4), (20, 5))
 
 
-def may_attack(arriving: int, defenders: int, castle: bool = False,
-               siege_engines: int = 0) -> bool:
+def may_attack(arriving: int, defenders: int, castle: bool = False, siege_engines: int = 0) -> bool:
     """May an army of `arriving` units (each counts 1) enter a territory of `defenders` enemy
     units? A castle needs at least one siege engine in the arriving army, whatever the sizes."""
     if arriving < 1:

@@ -1,7 +1,8 @@
 """Unit types, their prices and the orders the card ranks them in (docs/rules.md section 2)."""
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 FOOTMAN, ARCHER, CAVALRY, SIEGE_ENGINE = "footman", "archer", "cavalry", "siege_engine"
 CASTLE, CROWN_CARD = "castle", "crown_card"
@@ -15,10 +16,22 @@ BEST_FIRST = (CAVALRY, SIEGE_ENGINE, ARCHER, FOOTMAN)
 # Interpretation (docs/rules.md 2): what the automaton pays for what it actually buys.
 PRICES = {FOOTMAN: 1, ARCHER: 2, CAVALRY: 3, SIEGE_ENGINE: 10, CASTLE: 12, CROWN_CARD: 10}
 
-_SINGULAR = {FOOTMAN: "footman", ARCHER: "archer", CAVALRY: "cavalry", SIEGE_ENGINE: "siege engine",
-             CASTLE: "castle", CROWN_CARD: "Crown Card"}
-_PLURAL = {FOOTMAN: "footmen", ARCHER: "archers", CAVALRY: "cavalry", SIEGE_ENGINE: "siege engines",
-           CASTLE: "castles", CROWN_CARD: "Crown Cards"}
+_SINGULAR = {
+    FOOTMAN: "footman",
+    ARCHER: "archer",
+    CAVALRY: "cavalry",
+    SIEGE_ENGINE: "siege engine",
+    CASTLE: "castle",
+    CROWN_CARD: "Crown Card",
+}
+_PLURAL = {
+    FOOTMAN: "footmen",
+    ARCHER: "archers",
+    CAVALRY: "cavalry",
+    SIEGE_ENGINE: "siege engines",
+    CASTLE: "castles",
+    CROWN_CARD: "Crown Cards",
+}
 
 Units = Mapping[str, int]
 

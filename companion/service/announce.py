@@ -2,9 +2,10 @@
 
 Colours are always named in words (colour-blind players read the text too).
 """
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from companion.rules.battle import CONQUERED, DEVASTATED, HELD
 from companion.service.phases import PRIME, BattleRecord
@@ -36,8 +37,10 @@ def _target(record: BattleRecord) -> str:
 
 def declared(record: BattleRecord) -> str:
     if record.kind == PRIME:
-        return (f"Prime the tower for the game: throw {cubes(record.into_tower)}. "
-                "What comes out goes back to the supply.")
+        return (
+            f"Prime the tower for the game: throw {cubes(record.into_tower)}. "
+            "What comes out goes back to the supply."
+        )
     armies = _sides_first(record, record.thrown)
     if record.defender is None:
         armies[f"{record.farmer} farmer"] = 1
@@ -56,7 +59,9 @@ def _result(record: BattleRecord) -> str:
     o = record.outcome or {}
     a, d = o.get("attacker_strength", 0), o.get("defender_strength", 0)
     if o.get("result") == HELD:
-        holds = f"{record.defender} holds" if record.defender else f"the {record.farmer} farmers hold"
+        holds = (
+            f"{record.defender} holds" if record.defender else f"the {record.farmer} farmers hold"
+        )
         return f"{holds}{_where(record)}, {d} against {a}"
     if o.get("result") == DEVASTATED:
         return f"the province{_where(record)} is devastated, {a} against {d}"
@@ -80,8 +85,10 @@ def counted(record: BattleRecord) -> str:
 
 def applied(record: BattleRecord) -> str:
     if record.kind == PRIME:
-        return (f"Tower primed: {cubes(record.emerged or {}, 'no cubes')} came out and went back to "
-                "the supply; the rest stays in the tower.")
+        return (
+            f"Tower primed: {cubes(record.emerged or {}, 'no cubes')} came out and went back to "
+            "the supply; the rest stays in the tower."
+        )
     o = record.outcome or {}
     text = f"Battle {record.id} confirmed: {_result(record)}."
     if o.get("to_province"):

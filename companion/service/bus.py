@@ -5,14 +5,16 @@ gets exactly what it missed from the bus's recent history. Subscribers read from
 own queue; a subscriber that falls so far behind that its queue fills is told so
 (`Subscription.lagged`) and must resync, rather than silently losing events.
 """
+
 from __future__ import annotations
 
 import logging
 import queue
 import threading
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -31,15 +33,21 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "time": self.time, "kind": self.kind, "text": self.text, "data": self.data}
+        return {
+            "id": self.id,
+            "time": self.time,
+            "kind": self.kind,
+            "text": self.text,
+            "data": self.data,
+        }
 
 
 class Subscription:
-    def __init__(self, bus: "EventBus", maxsize: int) -> None:
+    def __init__(self, bus: EventBus, maxsize: int) -> None:
         self._bus = bus
         self._queue: queue.Queue[Event | None] = queue.Queue(maxsize)
         self.lagged = False
-        self.closed = False   # the bus is shutting down: stop reading
+        self.closed = False  # the bus is shutting down: stop reading
 
     def get(self, timeout: float) -> Event | None:
         """The next event, or None after `timeout` seconds without one (or when closed)."""

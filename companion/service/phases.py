@@ -5,11 +5,13 @@ declared -> waiting_for_throw -> moving -> counted -> applied | cancelled
 from any open phase; a count can be corrected on confirm. Each transition returns a new
 record; the service stores it before it answers, so a restart resumes the open phase.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from companion.errors import CompanionError
 from companion.rules.battle import Battle, BattleError, Outcome, counts, into_tower, resolve
@@ -45,23 +47,29 @@ class BattleRecord:
     revolt_markers: int = 0
     pending_action: bool = False
     territory: str | None = None
-    origin: str = "table"            # "table" or "automaton"
+    origin: str = "table"  # "table" or "automaton"
     kind: str = BATTLE
     status: str = WAITING
     emerged: Mapping[str, int] | None = None
-    unknown: int = 0                 # blobs the counter could not name
+    unknown: int = 0  # blobs the counter could not name
     confidence: float | None = None
-    unsure: bool = False             # the counter doubts its count (vision.counter.SURE)
-    corrected: bool = False          # emerged typed in by the table, not read by the camera
+    unsure: bool = False  # the counter doubts its count (vision.counter.SURE)
+    corrected: bool = False  # emerged typed in by the table, not read by the camera
     outcome: dict[str, Any] | None = None
-    step_id: int | None = None       # the applied step, for undo
+    step_id: int | None = None  # the applied step, for undo
     times: dict[str, float] = field(default_factory=dict)
 
     def battle(self, emerged: Mapping[str, int] | None = None) -> Battle:
-        return Battle(attacker=self.attacker, defender=self.defender, thrown=self.thrown,
-                      emerged=(self.emerged or {}) if emerged is None else emerged, cup=self.cup,
-                      revolt_markers=self.revolt_markers, farmer=self.farmer,
-                      pending_action=self.pending_action)
+        return Battle(
+            attacker=self.attacker,
+            defender=self.defender,
+            thrown=self.thrown,
+            emerged=(self.emerged or {}) if emerged is None else emerged,
+            cup=self.cup,
+            revolt_markers=self.revolt_markers,
+            farmer=self.farmer,
+            pending_action=self.pending_action,
+        )
 
     @property
     def into_tower(self) -> dict[str, int]:
@@ -79,43 +87,69 @@ class BattleRecord:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "BattleRecord":
+    def from_dict(cls, d: Mapping[str, Any]) -> BattleRecord:
         return cls(**{k: v for k, v in d.items() if k != "into_tower"})
 
 
-def declare(battle_id: int, params: Any, cup: Mapping[str, int], farmer: str,
-            origin: str = "table") -> BattleRecord:
+def declare(
+    battle_id: int, params: Any, cup: Mapping[str, int], farmer: str, origin: str = "table"
+) -> BattleRecord:
     """A new battle from the table's request; raises BattleError naming a bad key."""
     if not isinstance(params, dict):
-        raise BattleError("expected a JSON object with attacker, defender, thrown "
-                          "(and optionally revolt_markers, territory, pending_action)")
+        raise BattleError(
+            "expected a JSON object with attacker, defender, thrown "
+            "(and optionally revolt_markers, territory, pending_action)"
+        )
     unknown = sorted(set(params) - DECLARE_KEYS)
     if unknown:
         raise BattleError(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(DECLARE_KEYS))})")
     for key in ("attacker", "defender", "thrown"):
         if key not in params:
-            raise BattleError(f"missing key {key!r}" + (" (null for an empty province)"
-                                                        if key == "defender" else ""))
+            raise BattleError(
+                f"missing key {key!r}"
+                + (" (null for an empty province)" if key == "defender" else "")
+            )
     territory = params.get("territory")
     if territory is not None and (not isinstance(territory, str) or not territory.strip()):
         raise BattleError(f"territory: expected a territory name, got {territory!r}")
-    battle = Battle(attacker=params["attacker"], defender=params["defender"], thrown=params["thrown"],
-                    cup=cup, revolt_markers=params.get("revolt_markers", 0), farmer=farmer,
-                    pending_action=params.get("pending_action", False))
-    return BattleRecord(id=battle_id, attacker=battle.attacker, defender=battle.defender,
-                        thrown=dict(battle.thrown), cup=dict(battle.cup), farmer=battle.farmer,
-                        revolt_markers=battle.revolt_markers, pending_action=battle.pending_action,
-                        territory=territory.strip() if territory else None, origin=origin,
-                        times={WAITING: time.time()})
+    battle = Battle(
+        attacker=params["attacker"],
+        defender=params["defender"],
+        thrown=params["thrown"],
+        cup=cup,
+        revolt_markers=params.get("revolt_markers", 0),
+        farmer=farmer,
+        pending_action=params.get("pending_action", False),
+    )
+    return BattleRecord(
+        id=battle_id,
+        attacker=battle.attacker,
+        defender=battle.defender,
+        thrown=dict(battle.thrown),
+        cup=dict(battle.cup),
+        farmer=battle.farmer,
+        revolt_markers=battle.revolt_markers,
+        pending_action=battle.pending_action,
+        territory=territory.strip() if territory else None,
+        origin=origin,
+        times={WAITING: time.time()},
+    )
 
 
 def declare_prime(battle_id: int, players: list[str], farmer: str) -> BattleRecord:
     """The priming throw: PRIME_PLAYER_CUBES of each player and PRIME_FARMER_CUBES farmers."""
     if not players:
         raise BattleError("priming the tower needs the players' colours")
-    return BattleRecord(id=battle_id, attacker=players[0], defender=None,
-                        thrown={p: PRIME_PLAYER_CUBES for p in players}, cup={}, farmer=farmer,
-                        kind=PRIME, times={WAITING: time.time()})
+    return BattleRecord(
+        id=battle_id,
+        attacker=players[0],
+        defender=None,
+        thrown={p: PRIME_PLAYER_CUBES for p in players},
+        cup={},
+        farmer=farmer,
+        kind=PRIME,
+        times={WAITING: time.time()},
+    )
 
 
 def moving(record: BattleRecord) -> BattleRecord:
@@ -123,14 +157,28 @@ def moving(record: BattleRecord) -> BattleRecord:
     return replace(record, status=MOVING, times={**record.times, MOVING: time.time()})
 
 
-def counted(record: BattleRecord, emerged: Mapping[str, int], unknown: int = 0,
-            confidence: float | None = None, unsure: bool = False) -> BattleRecord:
+def counted(
+    record: BattleRecord,
+    emerged: Mapping[str, int],
+    unknown: int = 0,
+    confidence: float | None = None,
+    unsure: bool = False,
+) -> BattleRecord:
     """The camera's (re)count: emerged cubes and the outcome they would give."""
     _require(record, OPEN, "be counted")
     emerged = counts("emerged", emerged)
     outcome = resolve(record.battle(emerged)).to_dict() if record.kind == BATTLE else None
-    return replace(record, status=COUNTED, emerged=emerged, unknown=unknown, confidence=confidence,
-                   unsure=unsure, corrected=False, outcome=outcome, times={**record.times, COUNTED: time.time()})
+    return replace(
+        record,
+        status=COUNTED,
+        emerged=emerged,
+        unknown=unknown,
+        confidence=confidence,
+        unsure=unsure,
+        corrected=False,
+        outcome=outcome,
+        times={**record.times, COUNTED: time.time()},
+    )
 
 
 def doubtful(record: BattleRecord) -> bool:
@@ -139,23 +187,40 @@ def doubtful(record: BattleRecord) -> bool:
     return bool(record.unknown or record.unsure or (record.outcome or {}).get("warnings"))
 
 
-def confirm(record: BattleRecord, emerged: Any = None) -> tuple[BattleRecord, Battle | None, Outcome | None]:
+def confirm(
+    record: BattleRecord, emerged: Any = None
+) -> tuple[BattleRecord, Battle | None, Outcome | None]:
     """Confirm the count (or the table's corrected `emerged`); returns the applied record and
     the battle and outcome to apply to the game and the ledger (None, None for the priming)."""
     if emerged is None:
-        _require(record, (COUNTED,), "be confirmed without counts (give \"emerged\" to enter them)")
+        _require(record, (COUNTED,), 'be confirmed without counts (give "emerged" to enter them)')
         emerged, corrected = record.emerged or {}, record.corrected
     else:
         _require(record, OPEN, "be confirmed")
         emerged = counts("emerged", emerged)
         corrected = emerged != (record.emerged or {}) or record.corrected
     if record.kind == PRIME:
-        return replace(record, status=APPLIED, emerged=emerged, corrected=corrected,
-                       times={**record.times, APPLIED: time.time()}), None, None
+        return (
+            replace(
+                record,
+                status=APPLIED,
+                emerged=emerged,
+                corrected=corrected,
+                times={**record.times, APPLIED: time.time()},
+            ),
+            None,
+            None,
+        )
     battle = record.battle(emerged)
     outcome = resolve(battle)
-    applied = replace(record, status=APPLIED, emerged=dict(battle.emerged), corrected=corrected,
-                      outcome=outcome.to_dict(), times={**record.times, APPLIED: time.time()})
+    applied = replace(
+        record,
+        status=APPLIED,
+        emerged=dict(battle.emerged),
+        corrected=corrected,
+        outcome=outcome.to_dict(),
+        times={**record.times, APPLIED: time.time()},
+    )
     return applied, battle, outcome
 
 
@@ -175,4 +240,6 @@ def require_open(record: BattleRecord, what: str) -> None:
 
 def _require(record: BattleRecord, allowed: tuple[str, ...], what: str) -> None:
     if record.status not in allowed:
-        raise PhaseError(f"battle {record.id} is {record.status.replace('_', ' ')}: it cannot {what}")
+        raise PhaseError(
+            f"battle {record.id} is {record.status.replace('_', ' ')}: it cannot {what}"
+        )

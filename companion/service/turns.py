@@ -16,10 +16,12 @@ With physical dice (docs/rules.md section 4) a decision is replayed from the val
 rolled so far (`"rolls": [n, ...]`); when it needs one more the turn has status "needs_roll"
 and `"roll": {"sides", "reason"}`, and the decided turn lists them as `"table_rolls"`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from companion.errors import CompanionError
 from companion.rules import game as rules
@@ -77,6 +79,7 @@ def table_dice(rolls: list[int]) -> Dice:
         if value is None:
             raise RollNeeded(sides, reason)
         return value
+
     return Dice(source=source)
 
 
@@ -96,19 +99,27 @@ def new_game(params: Any, default_map: str) -> tuple[GameState, int, str]:
         raise GameInputError(f"seed: expected a whole number, 0 or more, got {seed!r}")
     players = params.get("players")
     if not isinstance(players, list) or not players:
-        raise GameInputError("players: expected a list of {\"colour\": ..., \"automaton\": true|false}")
+        raise GameInputError('players: expected a list of {"colour": ..., "automaton": true|false}')
     colours, automata = [], []
     for i, p in enumerate(players):
-        if not isinstance(p, dict) or not isinstance(p.get("colour"), str) or \
-                not isinstance(p.get("automaton", False), bool) or set(p) - {"colour", "automaton"}:
-            raise GameInputError(f"players[{i}]: expected {{\"colour\": NAME, \"automaton\": true|false}}, got {p!r}")
+        if (
+            not isinstance(p, dict)
+            or not isinstance(p.get("colour"), str)
+            or not isinstance(p.get("automaton", False), bool)
+            or set(p) - {"colour", "automaton"}
+        ):
+            raise GameInputError(
+                f'players[{i}]: expected {{"colour": NAME, "automaton": true|false}}, got {p!r}'
+            )
         colours.append(p["colour"].strip().lower())
         if p.get("automaton", False):
             automata.append(colours[-1])
     map_name = params.get("map", default_map)
     if not isinstance(map_name, str) or not map_name.strip():
         raise GameInputError(f"map: expected a map name, got {map_name!r}")
-    state = rules.new_game(board(map_name), colours, dice(seed, 0), automata=automata, map_name=map_name)
+    state = rules.new_game(
+        board(map_name), colours, dice(seed, 0), automata=automata, map_name=map_name
+    )
     who = ", ".join(f"{c} ({'automaton' if c in automata else 'person'})" for c in colours)
     return state, seed, f"New game on {map_name}: {who}; {colours[0]} plays first."
 
@@ -117,7 +128,7 @@ def move(state: GameState, params: Any) -> tuple[GameState, str]:
     params = _object(params, MOVE_KEYS, "player")
     path = params.get("path") or [params.get("from"), params.get("to")]
     if not isinstance(path, list) or not all(isinstance(t, str) and t for t in path):
-        raise GameInputError("move: give \"from\" and \"to\" (or a \"path\" of territory names)")
+        raise GameInputError('move: give "from" and "to" (or a "path" of territory names)')
     units = params.get("units")
     if not isinstance(units, dict):
         raise GameInputError(f"units: expected unit type -> number, got {units!r}")
@@ -135,8 +146,9 @@ def purchase(state: GameState, params: Any) -> tuple[GameState, str]:
     if units and not isinstance(where, str):
         raise GameInputError("territory: say where the bought units go")
     castle_at = params.get("castle_at") or (where if items.get(CASTLE) else None)
-    after = rules.purchase(state, _colour(state, params), items, {where: units} if units else {},
-                           castle_at=castle_at)
+    after = rules.purchase(
+        state, _colour(state, params), items, {where: units} if units else {}, castle_at=castle_at
+    )
     return after, after.log[-1]["text"]
 
 
@@ -145,8 +157,9 @@ def round_queue(state: GameState) -> list[list]:
     return [[colour, i] for i in range(CARDS_PER_ROUND) for colour in state.turn_order()]
 
 
-def decide(state: GameState, colour: str, index: int, seed: int, step: int,
-           rolls: list[int] | None = None) -> dict:
+def decide(
+    state: GameState, colour: str, index: int, seed: int, step: int, rolls: list[int] | None = None
+) -> dict:
     """The open turn of the automaton's decision for its card `index`, from seeded dice, or,
     with `rolls` (physical dice), from the table's rolls: status NEEDS_ROLL while one is missing."""
     card = state.players[colour].hand[index]
@@ -158,15 +171,25 @@ def decide(state: GameState, colour: str, index: int, seed: int, step: int,
     try:
         after, actions = rules.take_turn(state, colour, index, used)
     except RollNeeded as need:
-        return {**base, "status": NEEDS_ROLL, "actions": [], "roll": {"sides": need.sides, "reason": need.reason},
-                "text": roll_prompt(colour, need.sides, need.reason)}
+        return {
+            **base,
+            "status": NEEDS_ROLL,
+            "actions": [],
+            "roll": {"sides": need.sides, "reason": need.reason},
+            "text": roll_prompt(colour, need.sides, need.reason),
+        }
     texts = [a.text for a in actions] or [f"{colour_name(colour)} can do nothing with its cards."]
     if after.winner:
         texts.append(f"{colour_name(after.winner)} has 7 crowns and wins the game.")
     if rolls is not None:
         base["table_rolls"] = [r.to_dict() for r in used.log]
-    return {**base, "status": WAITING, "actions": [a.to_dict() for a in actions], "text": " ".join(texts),
-            "proposed": after.to_dict()}
+    return {
+        **base,
+        "status": WAITING,
+        "actions": [a.to_dict() for a in actions],
+        "text": " ".join(texts),
+        "proposed": after.to_dict(),
+    }
 
 
 def roll_prompt(colour: str, sides: int, reason: str) -> str:
@@ -178,20 +201,35 @@ def rolled_text(table_rolls: list[dict]) -> str:
     """What the log keeps of the table's dice: "Dice rolled at the table: 2 (d2), 5 (d6)."."""
     if not table_rolls:
         return ""
-    return " Dice rolled at the table: " + ", ".join(f"{r['value']} (d{r['die']})" for r in table_rolls) + "."
+    return (
+        " Dice rolled at the table: "
+        + ", ".join(f"{r['value']} (d{r['die']})" for r in table_rolls)
+        + "."
+    )
 
 
 def human_turn(colour: str, index: int) -> dict:
-    return {"status": HUMAN, "player": colour, "index": index, "card": None, "actions": [],
-            "text": f"{colour_name(colour)}'s turn (card {index + 1}): move and buy on the Game page, "
-                    f"then press Next."}
+    return {
+        "status": HUMAN,
+        "player": colour,
+        "index": index,
+        "card": None,
+        "actions": [],
+        "text": f"{colour_name(colour)}'s turn (card {index + 1}): move and buy on the Game page, "
+        f"then press Next.",
+    }
 
 
 def battle_params(state: GameState, territory: str) -> dict:
     """The declaration of the battle pending in `territory` (all units there are thrown)."""
     attacker, defender, thrown = rules.battle_sides(state, territory)
-    return {"attacker": attacker, "defender": defender, "thrown": thrown, "territory": territory,
-            "revolt_markers": state.territory(territory).revolt_markers}
+    return {
+        "attacker": attacker,
+        "defender": defender,
+        "thrown": thrown,
+        "territory": territory,
+        "revolt_markers": state.territory(territory).revolt_markers,
+    }
 
 
 def check_battle(state: GameState, territory: str, attacker: str) -> None:
@@ -200,8 +238,10 @@ def check_battle(state: GameState, territory: str, attacker: str) -> None:
         raise PhaseError(f"territory {territory!r}: not on the map {state.board.name}")
     pending = state.territory(territory).attacker
     if pending != attacker:
-        raise PhaseError(f"territory {territory}: no battle of {attacker} is pending there"
-                         + (f" ({pending} attacks there)" if pending else "; move the army in first"))
+        raise PhaseError(
+            f"territory {territory}: no battle of {attacker} is pending there"
+            + (f" ({pending} attacks there)" if pending else "; move the army in first")
+        )
 
 
 def board_cubes(state: GameState | None) -> dict[str, int]:
@@ -225,5 +265,7 @@ def _object(params: Any, keys: set[str], required: str) -> dict:
 def _colour(state: GameState, params: dict) -> str:
     colour = params["player"]
     if not isinstance(colour, str) or colour.strip().lower() not in state.players:
-        raise GameInputError(f"player: {colour!r} is not in this game (players: {', '.join(state.players)})")
+        raise GameInputError(
+            f"player: {colour!r} is not in this game (players: {', '.join(state.players)})"
+        )
     return colour.strip().lower()

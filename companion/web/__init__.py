@@ -4,6 +4,7 @@ The service's JSON API (`api.py`), live events (`events.py`) and the camera prev
 (`stream.py`) always; the pages (PAGE_BLUEPRINTS, each module's `bp`) when they are
 installed; and the PIN/CSRF rules of `security.py` as a before-request hook.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -25,8 +26,13 @@ SERVICE_KEY = "COMPANION_SERVICE"
 CONFIG_KEY = "COMPANION_CONFIG"
 
 
-def create_app(service, config: Config, host: str | None = None, test_config: dict | None = None,
-               config_path: str | None = None) -> Flask:
+def create_app(
+    service,
+    config: Config,
+    host: str | None = None,
+    test_config: dict | None = None,
+    config_path: str | None = None,
+) -> Flask:
     """The Flask app for a running TableService (or None for page tests without one).
 
     `host` is the address the server is bound to (default: the configured one); bound to

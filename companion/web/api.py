@@ -3,6 +3,7 @@
 Errors are `{"error": MESSAGE}`: 400 for bad JSON or input, 404 for an unknown battle,
 409 for a request that does not fit the current phase or the rules.
 """
+
 from __future__ import annotations
 
 from typing import Any

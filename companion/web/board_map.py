@@ -2,12 +2,13 @@
 (or of the configured map before a game starts) and its key. The Game and Table pages fetch
 it whenever the state changes (`static/map.js`); the drawing is `mapview.py` + `_map_board.html`.
 """
+
 from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from companion.service.turns import board as cached_board
 from companion.rules.units import describe
+from companion.service.turns import board as cached_board
 from companion.web import mapview, service
 from companion.web.pages_api import app_config
 

@@ -5,6 +5,7 @@ few of each, nothing written) until the table saves one. Saved profiles live in
 `DATA/profiles/NAME.json`; the active one is the service's profile file, and earlier ones
 can be restored.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,10 +31,10 @@ bp = Blueprint("calibrate", __name__, url_prefix="/calibrate")
 
 PROFILES_DIR = "profiles"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$")
-KEEP = 4                 # snapshots and drafts kept in memory (one wizard at a time is usual)
-DROP_TIMEOUT = 12.0      # seconds a test drop may take to settle
-LATE_CUBES = 1.0         # seconds to watch on after the tray settles, for a cube that trickles out late
-TEST_DROP = 1            # cubes of each calibrated colour in a simulated test drop
+KEEP = 4  # snapshots and drafts kept in memory (one wizard at a time is usual)
+DROP_TIMEOUT = 12.0  # seconds a test drop may take to settle
+LATE_CUBES = 1.0  # seconds to watch on after the tray settles, for a cube that trickles out late
+TEST_DROP = 1  # cubes of each calibrated colour in a simulated test drop
 JPEG_QUALITY = 85
 
 
@@ -85,7 +86,9 @@ def _live_frame() -> np.ndarray:
     service = _service()
     frame = service.latest_frame
     if frame is None:
-        raise WizardError(f"no camera picture yet ({service.camera_status.get('detail') or 'camera starting'})")
+        raise WizardError(
+            f"no camera picture yet ({service.camera_status.get('detail') or 'camera starting'})"
+        )
     return frame.image.copy()
 
 
@@ -107,27 +110,35 @@ def _body() -> dict:
     return data
 
 
-def _points(value: Any, what: str, size: tuple[int, int],
-            edge: bool = False) -> list[tuple[float, float]]:
+def _points(
+    value: Any, what: str, size: tuple[int, int], edge: bool = False
+) -> list[tuple[float, float]]:
     """[x, y] points inside the picture; with `edge`, on its outer edge too (tray corners)."""
     if not isinstance(value, list):
         raise WizardError(f"{what}: expected a list of [x, y] points")
     points = []
     for p in value:
-        if (not isinstance(p, (list, tuple)) or len(p) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)):
+        if (
+            not isinstance(p, (list, tuple))
+            or len(p) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
+        ):
             raise WizardError(f"{what}: expected [x, y] numbers, got {p!r}")
         x, y = float(p[0]), float(p[1])
         w, h = size
         if not ((0 <= x <= w and 0 <= y <= h) if edge else (0 <= x < w and 0 <= y < h)):
-            raise WizardError(f"{what}: point ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} picture")
+            raise WizardError(
+                f"{what}: point ({x:g}, {y:g}) is outside the {size[0]}x{size[1]} picture"
+            )
         points.append((x, y))
     return points
 
 
 def _name(value: Any) -> str:
     if not isinstance(value, str) or not NAME_RE.match(value.strip()):
-        raise WizardError("profile name: 1 to 40 letters, digits, spaces, - or _, starting with a letter or digit")
+        raise WizardError(
+            "profile name: 1 to 40 letters, digits, spaces, - or _, starting with a letter or digit"
+        )
     return value.strip()
 
 
@@ -136,26 +147,39 @@ def _profiles() -> list[dict]:
     if not folder.is_dir():
         return []
     files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-    return [{"name": p.stem, "saved": time.strftime("%Y-%m-%d %H:%M", time.localtime(p.stat().st_mtime))}
-            for p in files]
+    return [
+        {
+            "name": p.stem,
+            "saved": time.strftime("%Y-%m-%d %H:%M", time.localtime(p.stat().st_mtime)),
+        }
+        for p in files
+    ]
 
 
 def _count_summary(counter, image: np.ndarray) -> tuple[dict, str]:
     from vision import annotate  # vision's drawing of every counted cube
+
     result = counter.count(image)
     image_id = wizard().keep(wizard().images, _jpeg(annotate(image, result)))
-    return {"counts": dict(result.counts), "unknown": int(result.unknown),
-            "confidence": round(float(result.confidence), 3), "sure": result.sure}, image_id
+    return {
+        "counts": dict(result.counts),
+        "unknown": int(result.unknown),
+        "confidence": round(float(result.confidence), 3),
+        "sure": result.sure,
+    }, image_id
 
 
 @bp.get("")
 def index():
     service = app_service()
     source = getattr(service, "source", None)
-    return render_template("calibrate.html", profiles=_profiles(),
-                           demo=isinstance(source, SimulatedTray),
-                           colours=[*app_config().colours.players, app_config().colours.farmer],
-                           calibrated=getattr(service, "profile", None) is not None)
+    return render_template(
+        "calibrate.html",
+        profiles=_profiles(),
+        demo=isinstance(source, SimulatedTray),
+        colours=[*app_config().colours.players, app_config().colours.farmer],
+        calibrated=getattr(service, "profile", None) is not None,
+    )
 
 
 @bp.get("/frame.jpg")
@@ -188,13 +212,23 @@ def lock():
     restored with it."""
     source = getattr(_service(), "source", None)
     if isinstance(source, SimulatedTray):
-        return jsonify(controls={}, text="The simulated camera has fixed exposure and white balance: nothing to lock.")
+        return jsonify(
+            controls={},
+            text="The simulated camera has fixed exposure and white balance: nothing to lock.",
+        )
     if not hasattr(source, "relock"):
-        return jsonify(controls={}, text="This camera cannot lock exposure and white balance; "
-                                         "keep the room light steady while calibrating.")
+        return jsonify(
+            controls={},
+            text="This camera cannot lock exposure and white balance; "
+            "keep the room light steady while calibrating.",
+        )
     controls = source.relock()
     shown = ", ".join(f"{k} {v}" for k, v in controls.items())
-    locked = "Focus, exposure and white balance" if "LensPosition" in controls else "Exposure and white balance"
+    locked = (
+        "Focus, exposure and white balance"
+        if "LensPosition" in controls
+        else "Exposure and white balance"
+    )
     return jsonify(controls=controls, text=f"{locked} locked: {shown}.")
 
 
@@ -223,8 +257,13 @@ def build():
     profile, report = build_profile(image, corners, clicks, camera_controls=controls)
     counted, image_id = _count_summary(make_counter(profile, size), image)
     key = wizard().keep(wizard().drafts, profile)
-    return jsonify(draft=key, report=report.to_dict(), report_lines=report.lines(),
-                   detected=counted, image=f"/calibrate/image/{image_id}.jpg")
+    return jsonify(
+        draft=key,
+        report=report.to_dict(),
+        report_lines=report.lines(),
+        detected=counted,
+        image=f"/calibrate/image/{image_id}.jpg",
+    )
 
 
 def _next_settled(service, detector, deadline: float, late: float = 0.0) -> np.ndarray:
@@ -252,6 +291,7 @@ def test_drop():
     """Count the tray with the draft profile. On the simulated tray the companion empties the
     tray, drops TEST_DROP cubes of each calibrated colour and reports what really lies in it."""
     from vision.settle import SettleDetector
+
     data = _body()
     draft: Profile = wizard().get(wizard().drafts, data.get("draft"), "draft profile")
     service = _service()
@@ -271,8 +311,9 @@ def test_drop():
     counted, image_id = _count_summary(make_counter(draft, (image.shape[1], image.shape[0])), image)
     result = {"counted": counted, "image": f"/calibrate/image/{image_id}.jpg", "truth": truth}
     if truth is not None:
-        result["correct"] = ({c: n for c, n in counted["counts"].items() if n} == truth
-                             and counted["unknown"] == 0)
+        result["correct"] = {c: n for c, n in counted["counts"].items() if n} == truth and counted[
+            "unknown"
+        ] == 0
     return jsonify(result)
 
 
@@ -322,8 +363,10 @@ def demo_layout():
     if not hasattr(source, "calibration_clicks"):
         raise WizardError("lay out one or two cubes of each colour in the tray by hand")
     corners, samples = source.calibration_clicks()
-    wizard().hints = {"corners": [[float(x), float(y)] for x, y in corners],
-                      "samples": {c: [[float(x), float(y)] for x, y in pts] for c, pts in samples.items()}}
+    wizard().hints = {
+        "corners": [[float(x), float(y)] for x, y in corners],
+        "samples": {c: [[float(x), float(y)] for x, y in pts] for c, pts in samples.items()},
+    }
     return jsonify(colours=sorted(samples))
 
 
@@ -339,6 +382,7 @@ def demo_hints():
 
 def _error(e: Exception):
     from companion.web.security import error_response
+
     return error_response(400, str(e))
 
 

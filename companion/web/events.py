@@ -5,6 +5,7 @@ whose SSE id is the stored event id, so a browser that reconnects (Last-Event-ID
 it missed. When that is no longer in the history, or this client fell too far behind, an
 `event: resync` tells the page to re-read /api/state.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,5 +59,8 @@ def events():
         finally:
             sub.close()
 
-    return Response(stream(), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return Response(
+        stream(),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

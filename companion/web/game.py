@@ -4,6 +4,7 @@ purchases (validated by the rules behind the API), the history with undo; the ga
 
 The page is a shell; its script reads `/api/state` and `/api/pages/board` and follows `/events`.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,21 +26,32 @@ bp = Blueprint("game", __name__)
 @bp.get("/game")
 def index():
     config = app_config()
-    setup = {"colours": list(config.colours.players), "maps": shipped_maps(), "map": config.game.map,
-             "unit_types": list(UNIT_TYPES), "items": [*UNIT_TYPES, CASTLE],
-             "physical_dice": config.game.physical_dice}
+    setup = {
+        "colours": list(config.colours.players),
+        "maps": shipped_maps(),
+        "map": config.game.map,
+        "unit_types": list(UNIT_TYPES),
+        "items": [*UNIT_TYPES, CASTLE],
+        "physical_dice": config.game.physical_dice,
+    }
     summary = game_summary(service().store) if service() is not None else None
-    return render_template("game.html", setup=setup, finished=bool(summary and summary["finished"]),
-                           imported=request.args.get("imported"))
+    return render_template(
+        "game.html",
+        setup=setup,
+        finished=bool(summary and summary["finished"]),
+        imported=request.args.get("imported"),
+    )
 
 
 @bp.get("/game/export")
 def export():
     """The whole game as one JSON file (as `companion export`), downloaded."""
     name = time.strftime("tower-companion-game-%Y%m%d-%H%M.json")
-    return Response(json.dumps(export_game(service().store), ensure_ascii=False),
-                    mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return Response(
+        json.dumps(export_game(service().store), ensure_ascii=False),
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
 
 
 @bp.post("/game/import")
@@ -57,8 +69,10 @@ def import_file():
         return error_response(400, f"{upload.filename}: not a JSON file; nothing was changed")
     except CompanionError as e:
         return error_response(400, f"{upload.filename}: {e}")
-    svc.reload(f"Game imported from {upload.filename}: {len(rows['steps'])} steps, "
-               f"{len(rows['battles'])} battles.")
+    svc.reload(
+        f"Game imported from {upload.filename}: {len(rows['steps'])} steps, "
+        f"{len(rows['battles'])} battles."
+    )
     return redirect(url_for("game.index", imported=upload.filename), 303)
 
 

@@ -14,6 +14,7 @@ Rules (issue 7):
 - PIN attempts are rate limited per client address, with a global cap against many addresses.
 - On loopback only loopback Host names are answered (no DNS rebinding from a web page).
 """
+
 from __future__ import annotations
 
 import hmac
@@ -23,14 +24,23 @@ import os
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, Flask, current_app, jsonify, redirect, render_template,
-                   request, session, url_for)
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.exceptions import HTTPException
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -97,8 +107,10 @@ class PinStore:
                 if not isinstance(record, dict) or not isinstance(record.get("hash"), str):
                     raise ValueError("no hash")
             except (OSError, ValueError) as e:
-                raise CompanionError(f"{self.path}: not a PIN file ({e}); delete it to get a new PIN "
-                                     "at the next start") from None
+                raise CompanionError(
+                    f"{self.path}: not a PIN file ({e}); delete it to get a new PIN "
+                    "at the next start"
+                ) from None
             self._record = record
             return None
         pin = "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
@@ -117,8 +129,11 @@ class PinStore:
         self._write(check_pin_format(new_pin, "new PIN"))
 
     def _write(self, pin: str) -> None:
-        record = {"hash": generate_password_hash(pin), "id": secrets.token_hex(8),
-                  "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        record = {
+            "hash": generate_password_hash(pin),
+            "id": secrets.token_hex(8),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         # Owner-only: the hash is slow to attack, but nobody else needs to read it.
@@ -138,6 +153,7 @@ class AttemptLimiter:
     A 6-digit PIN has a million values; at most `global_limit` guesses an hour from all
     addresses together makes guessing it take years.
     """
+
     free: int = 5
     base_wait: float = 30.0
     max_wait: float = 3600.0
@@ -184,8 +200,9 @@ class Security:
         self.bound_host = bound_host
 
     def unlocked(self) -> bool:
-        return self.loopback or (bool(self.store.generation)
-                                 and session.get("unlocked") == self.store.generation)
+        return self.loopback or (
+            bool(self.store.generation) and session.get("unlocked") == self.store.generation
+        )
 
     def try_pin(self, pin: object, client: str) -> None:
         """Unlock this session with `pin`, or raise PinError saying why not."""
@@ -265,8 +282,11 @@ def _csrf_ok() -> bool:
 def _is_camera() -> bool:
     path = request.path
     prefix, suffix = CAMERA_SUFFIX_UNDER
-    return (path in CAMERA_PATHS or path.startswith(CAMERA_PREFIXES)
-            or (path.startswith(prefix) and path.endswith(suffix)))
+    return (
+        path in CAMERA_PATHS
+        or path.startswith(CAMERA_PREFIXES)
+        or (path.startswith(prefix) and path.endswith(suffix))
+    )
 
 
 def _guard():
@@ -274,11 +294,15 @@ def _guard():
     if sec.loopback and not is_loopback(urlsplit("//" + request.host).hostname or ""):
         # DNS rebinding: another site's name pointed at 127.0.0.1 would make its pages
         # "same origin" with this server; on loopback only loopback names are served.
-        return error_response(403, f"this companion answers only to its loopback address, not {request.host!r}")
+        return error_response(
+            403, f"this companion answers only to its loopback address, not {request.host!r}"
+        )
     changing = request.method not in ("GET", "HEAD", "OPTIONS")
     if changing and not _csrf_ok():
-        return error_response(403, "this form has expired (missing or wrong CSRF token): "
-                                   "reload the page and try again")
+        return error_response(
+            403,
+            "this form has expired (missing or wrong CSRF token): reload the page and try again",
+        )
     if sec.unlocked() or request.endpoint in ("security.unlock", "security.lock", "static"):
         return None
     if changing or _is_camera():
@@ -293,7 +317,8 @@ def _headers(response):
         "Content-Security-Policy",
         "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
         "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-        "frame-ancestors 'none'")
+        "frame-ancestors 'none'",
+    )
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     response.headers.setdefault("X-Frame-Options", "DENY")
@@ -303,9 +328,11 @@ def _headers(response):
 def _handle_http_error(e: HTTPException):
     if e.code is None or e.code < 400:
         return e
-    messages = {404: f"no page at {request.path}",
-                405: f"{request.method} is not allowed on {request.path}",
-                413: "the upload is too large"}
+    messages = {
+        404: f"no page at {request.path}",
+        405: f"{request.method} is not allowed on {request.path}",
+        413: "the upload is too large",
+    }
     return error_response(e.code, messages.get(e.code, e.description or e.name))
 
 
@@ -326,16 +353,18 @@ def unlock():
     sec = security()
     nxt = _safe_next(request.values.get("next"))
     if request.method == "GET":
-        return render_template("unlock.html", next=nxt, error=None, loopback=sec.loopback,
-                               unlocked=sec.unlocked())
+        return render_template(
+            "unlock.html", next=nxt, error=None, loopback=sec.loopback, unlocked=sec.unlocked()
+        )
     data = request.get_json(silent=True) if request.is_json else request.form
     try:
         sec.try_pin((data or {}).get("pin"), client_address())
     except PinError as e:
         if wants_json():
             return jsonify(error=str(e)), 403
-        return render_template("unlock.html", next=nxt, error=str(e), loopback=sec.loopback,
-                               unlocked=False), 403
+        return render_template(
+            "unlock.html", next=nxt, error=str(e), loopback=sec.loopback, unlocked=False
+        ), 403
     if wants_json():
         return jsonify(unlocked=True, csrf=csrf_token())
     return redirect(nxt)
@@ -389,17 +418,21 @@ def init_app(app: Flask, data_dir: str | os.PathLike, bound_host: str) -> str | 
     app.extensions[EXTENSION] = sec
     # Sessions survive a restart: the key lives in the data directory, written once.
     app.secret_key = _read_secret(data_dir)
-    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
-                      SESSION_COOKIE_NAME="companion_session",
-                      PERMANENT_SESSION_LIFETIME=timedelta(hours=SESSION_HOURS),
-                      MAX_CONTENT_LENGTH=app.config.get("MAX_CONTENT_LENGTH") or 2 * 1024 * 1024)
+    app.config.update(
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_NAME="companion_session",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=SESSION_HOURS),
+        MAX_CONTENT_LENGTH=app.config.get("MAX_CONTENT_LENGTH") or 2 * 1024 * 1024,
+    )
     app.before_request(_guard)
     app.after_request(_headers)
     app.register_error_handler(HTTPException, _handle_http_error)
     for error in (CompanionError, CalibrationError, FirmwareError, VisionError):
         app.register_error_handler(error, _handle_user_error)
     app.register_error_handler(Exception, _handle_crash)
-    app.context_processor(lambda: {"csrf_token": csrf_token, "security": sec,
-                                   "unlocked": sec.unlocked()})
+    app.context_processor(
+        lambda: {"csrf_token": csrf_token, "security": sec, "unlocked": sec.unlocked()}
+    )
     app.register_blueprint(bp)
     return new_pin

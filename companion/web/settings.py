@@ -5,6 +5,7 @@ Settings are written to the configuration file the service reads (its `--config`
 the user's default one) after `load_config` has accepted them, so the page can never save a
 file the service would refuse. They apply at the next start; muting speech applies at once.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,35 +34,59 @@ class SettingsError(CompanionError):
 
 def config_path() -> Path:
     """The file the service read its settings from: `--config`, else as load_config finds it."""
-    return Path(current_app.config.get(CONFIG_PATH_KEY) or os.environ.get(CONFIG_ENV) or default_config_path())
+    return Path(
+        current_app.config.get(CONFIG_PATH_KEY)
+        or os.environ.get(CONFIG_ENV)
+        or default_config_path()
+    )
 
 
 def _values(config: Config) -> dict[str, Any]:
     """The form's values, as text, from a configuration."""
     return {
-        "camera.source": config.camera.source, "camera.width": config.camera.width,
-        "camera.height": config.camera.height, "camera.fps": config.camera.fps,
-        "colours.players": ", ".join(config.colours.players), "colours.farmer": config.colours.farmer,
-        "panel.mode": config.panel.mode, "panel.long_press": config.panel.long_press,
+        "camera.source": config.camera.source,
+        "camera.width": config.camera.width,
+        "camera.height": config.camera.height,
+        "camera.fps": config.camera.fps,
+        "colours.players": ", ".join(config.colours.players),
+        "colours.farmer": config.colours.farmer,
+        "panel.mode": config.panel.mode,
+        "panel.long_press": config.panel.long_press,
         **{f"panel.pins.{role}": pin for role, pin in config.panel.pins.items()},
-        "speech.enabled": config.speech.enabled, "speech.voice": config.speech.voice,
+        "speech.enabled": config.speech.enabled,
+        "speech.voice": config.speech.voice,
         "speech.words_per_minute": config.speech.words_per_minute,
         "game.show_odds": config.game.show_odds,
     }
 
 
-def _render(values: dict[str, Any], message: str | None = None, error: str | None = None,
-            pin_message: str | None = None, pin_error: str | None = None, status: int = 200):
+def _render(
+    values: dict[str, Any],
+    message: str | None = None,
+    error: str | None = None,
+    pin_message: str | None = None,
+    pin_error: str | None = None,
+    status: int = 200,
+):
     svc = service()
     panel = getattr(svc, "panel", None)
     config = app_config()
     # The virtual panel stands in for a mock panel; on real GPIO the physical buttons are the panel.
     virtual = panel is not None and panel.mock and panel.mode != "off"
     return render_template(
-        "settings.html", v=values, roles=list(config.panel.pins), message=message, error=error,
-        pin_message=pin_message, pin_error=pin_error, path=str(config_path()),
-        panel_modes=("auto", "gpio", "mock", "off"), virtual=virtual,
-        buttons=[(b, COMMANDS[b, False], COMMANDS[b, True]) for b in BUTTONS], speech=svc.speech_state() if svc is not None else None), status
+        "settings.html",
+        v=values,
+        roles=list(config.panel.pins),
+        message=message,
+        error=error,
+        pin_message=pin_message,
+        pin_error=pin_error,
+        path=str(config_path()),
+        panel_modes=("auto", "gpio", "mock", "off"),
+        virtual=virtual,
+        buttons=[(b, COMMANDS[b, False], COMMANDS[b, True]) for b in BUTTONS],
+        speech=svc.speech_state() if svc is not None else None,
+    ), status
 
 
 @bp.get("")
@@ -88,19 +113,28 @@ def _number(form, key: str, label: str) -> float:
 def _sections(form, config: Config) -> dict[str, dict[str, Any]]:
     """The form as configuration sections (types checked here, ranges by load_config)."""
     players = [c.strip().lower() for c in form.get("colours.players", "").split(",") if c.strip()]
-    pins = {role: _whole(form, f"panel.pins.{role}", f"pin for {role.replace('_', ' ')}")
-            for role in config.panel.pins}
+    pins = {
+        role: _whole(form, f"panel.pins.{role}", f"pin for {role.replace('_', ' ')}")
+        for role in config.panel.pins
+    }
     return {
-        "camera": {"source": form.get("camera.source", "").strip(),
-                   "width": _whole(form, "camera.width", "camera width"),
-                   "height": _whole(form, "camera.height", "camera height"),
-                   "fps": _whole(form, "camera.fps", "frames per second")},
+        "camera": {
+            "source": form.get("camera.source", "").strip(),
+            "width": _whole(form, "camera.width", "camera width"),
+            "height": _whole(form, "camera.height", "camera height"),
+            "fps": _whole(form, "camera.fps", "frames per second"),
+        },
         "colours": {"players": players, "farmer": form.get("colours.farmer", "").strip().lower()},
-        "panel": {"mode": form.get("panel.mode", ""),
-                  "long_press": _number(form, "panel.long_press", "long press"), "pins": pins},
-        "speech": {"enabled": form.get("speech.enabled") == "on",
-                   "voice": form.get("speech.voice", "").strip(),
-                   "words_per_minute": _whole(form, "speech.words_per_minute", "words per minute")},
+        "panel": {
+            "mode": form.get("panel.mode", ""),
+            "long_press": _number(form, "panel.long_press", "long press"),
+            "pins": pins,
+        },
+        "speech": {
+            "enabled": form.get("speech.enabled") == "on",
+            "voice": form.get("speech.voice", "").strip(),
+            "words_per_minute": _whole(form, "speech.words_per_minute", "words per minute"),
+        },
         "game": {"show_odds": form.get("game.show_odds") == "on"},
     }
 
@@ -119,12 +153,17 @@ def save():
         _write_checked(path, raw)
     except (SettingsError, ConfigError, FirmwareError) as e:
         # Keep what was typed: nothing the table entered is lost on an error.
-        typed = {**_values(config), **{k: form.get(k, "") for k in form if k != "csrf_token"},
-                 "speech.enabled": form.get("speech.enabled") == "on",
-                 "game.show_odds": form.get("game.show_odds") == "on"}
+        typed = {
+            **_values(config),
+            **{k: form.get(k, "") for k in form if k != "csrf_token"},
+            "speech.enabled": form.get("speech.enabled") == "on",
+            "game.show_odds": form.get("game.show_odds") == "on",
+        }
         return _render(typed, error=str(e).replace(str(config_path()) + ": ", ""), status=400)
-    return _render(_values(load_config(path)[0]),
-                   message=f"Saved to {path}. Restart the companion to use the new settings.")
+    return _render(
+        _values(load_config(path)[0]),
+        message=f"Saved to {path}. Restart the companion to use the new settings.",
+    )
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -134,7 +173,9 @@ def _read(path: Path) -> dict[str, Any]:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise SettingsError(f"{path}: cannot read the configuration file ({e}); fix or remove it first") from None
+        raise SettingsError(
+            f"{path}: cannot read the configuration file ({e}); fix or remove it first"
+        ) from None
 
 
 def _write_checked(path: Path, raw: dict[str, Any]) -> None:
@@ -160,7 +201,9 @@ def to_toml(raw: dict[str, Any]) -> str:
         lines += [f"{k} = {_toml_value(v)}" for k, v in section.items() if not isinstance(v, dict)]
         for sub, table in section.items():
             if isinstance(table, dict):
-                lines += ["", f"[{name}.{sub}]"] + [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+                lines += ["", f"[{name}.{sub}]"] + [
+                    f"{k} = {_toml_value(v)}" for k, v in table.items()
+                ]
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
@@ -180,11 +223,14 @@ def _toml_value(v: Any) -> str:
 def change_pin():
     form = request.form
     try:
-        security().change_pin(form.get("current", ""), form.get("new", ""), form.get("repeat", ""),
-                              client_address())
+        security().change_pin(
+            form.get("current", ""), form.get("new", ""), form.get("repeat", ""), client_address()
+        )
     except PinError as e:
         return _render(_values(app_config()), pin_error=str(e), status=400)
-    return _render(_values(app_config()), pin_message="PIN changed. Other phones must unlock again.")
+    return _render(
+        _values(app_config()), pin_message="PIN changed. Other phones must unlock again."
+    )
 
 
 @bp.get("/panel")

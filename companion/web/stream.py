@@ -3,6 +3,7 @@
 The service encodes one preview at most PREVIEW_FPS times a second however many
 clients watch; each client is sent every new preview once.
 """
+
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
@@ -31,10 +32,19 @@ def stream():
                 seq, jpeg = svc.wait_preview(seq, RESEND_SECONDS)
                 if jpeg is None:
                     continue
-                yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
-                       f"Content-Length: {len(jpeg)}\r\n\r\n").encode() + jpeg + b"\r\n"
+                yield (
+                    (
+                        f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
+                        f"Content-Length: {len(jpeg)}\r\n\r\n"
+                    ).encode()
+                    + jpeg
+                    + b"\r\n"
+                )
         finally:
             svc.add_viewer(-1)
 
-    return Response(parts(), mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
-                    headers={"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})
+    return Response(
+        parts(),
+        mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+        headers={"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"},
+    )

@@ -2,6 +2,7 @@
 
 The page is a shell; its script reads `/api/state` and follows `/events`.
 """
+
 from __future__ import annotations
 
 from flask import Blueprint, render_template
@@ -15,6 +16,8 @@ bp = Blueprint("table", __name__)
 @bp.get("/")
 def index():
     colours = app_config().colours
-    return render_template("table.html", colours={"players": list(colours.players),
-                                                  "farmer": colours.farmer},
-                           prime={"player_cubes": PRIME_PLAYER_CUBES, "farmer_cubes": PRIME_FARMER_CUBES})
+    return render_template(
+        "table.html",
+        colours={"players": list(colours.players), "farmer": colours.farmer},
+        prime={"player_cubes": PRIME_PLAYER_CUBES, "farmer_cubes": PRIME_FARMER_CUBES},
+    )

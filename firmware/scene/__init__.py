@@ -15,6 +15,7 @@ A real camera's lens (bent lines, out of focus), which the renderer does not dra
 For a live camera: `plan_drop(...)` gives a DropPlan (poses/moving/counts/hand at time t)
 and `draw(setup, poses, rng, size, gain, hand)` renders one frame without the truth.
 """
+
 from firmware.scene.layout import KINDS, CubePose, layout
 from firmware.scene.lens import Lens
 from firmware.scene.paints import DEFAULT_COLOURS, DEFAULT_PAINTS
@@ -22,6 +23,25 @@ from firmware.scene.render import CubeTruth, Hand, Scene, counts_of, draw, rende
 from firmware.scene.setup import TableSetup, drift_light, random_setup
 from firmware.scene.video import DropPlan, VideoFrame, drop_video, frames, plan_drop
 
-__all__ = ["DEFAULT_COLOURS", "DEFAULT_PAINTS", "KINDS", "CubePose", "CubeTruth", "DropPlan", "Hand", "Lens", "Scene",
-           "TableSetup", "VideoFrame", "counts_of", "draw", "drift_light", "drop_video", "frames", "layout",
-           "plan_drop", "random_setup", "render"]
+__all__ = [
+    "DEFAULT_COLOURS",
+    "DEFAULT_PAINTS",
+    "KINDS",
+    "CubePose",
+    "CubeTruth",
+    "DropPlan",
+    "Hand",
+    "Lens",
+    "Scene",
+    "TableSetup",
+    "VideoFrame",
+    "counts_of",
+    "draw",
+    "drift_light",
+    "drop_video",
+    "frames",
+    "layout",
+    "plan_drop",
+    "random_setup",
+    "render",
+]

@@ -1,8 +1,9 @@
 """Painting cubes into an image: 3D boxes in perspective, each visible face lit by the
 lamp and the room, worn darker edges, a lighter rim round the top, a darker foot."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -13,8 +14,16 @@ from firmware.scene.paints import BARE_WOOD
 from firmware.scene.setup import TableSetup
 
 # Cube corners: index bits are x, y, z (1 = +half); faces with outward local normals.
-LOCAL = np.array([[(1 if i & 1 else -1), (1 if i & 2 else -1), (1 if i & 4 else -1)] for i in range(8)], float) / 2
-FACES = np.array([(4, 5, 7, 6), (0, 2, 3, 1), (0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3)])
+LOCAL = (
+    np.array(
+        [[(1 if i & 1 else -1), (1 if i & 2 else -1), (1 if i & 4 else -1)] for i in range(8)],
+        float,
+    )
+    / 2
+)
+FACES = np.array(
+    [(4, 5, 7, 6), (0, 2, 3, 1), (0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3)]
+)
 NORMALS = np.array([(0, 0, 1), (0, 0, -1), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0)], float)
 SHIFT = 4  # sub-pixel bits for OpenCV drawing
 # Per side face, positions in FACES of its two bottom corners and the corners above them
@@ -36,15 +45,22 @@ def vertices(poses: Sequence[CubePose]) -> tuple[np.ndarray, np.ndarray]:
     return np.einsum("nij,kj->nki", rot, LOCAL) * sizes + centres[:, None, :], rot
 
 
-def cast_shadows(mask: np.ndarray, verts: np.ndarray, light: Lighting, K, R, C, scale: float,
-                 floor: float = 0.0) -> None:
+def cast_shadows(
+    mask: np.ndarray, verts: np.ndarray, light: Lighting, K, R, C, scale: float, floor: float = 0.0
+) -> None:
     """Draw cast and contact shadows of cubes lying on the plane Z=floor into a mask."""
     if not len(verts):
         return
     k = (1 << SHIFT) * scale
-    cast = np.round(project_points(K, R, C, floor_shadow(light.lamp, verts, floor)) * k).astype(np.int32)
+    cast = np.round(project_points(K, R, C, floor_shadow(light.lamp, verts, floor)) * k).astype(
+        np.int32
+    )
     centre = verts.mean(1)
-    base = (verts[:, :4] - centre[:, None]) * [1.3, 1.3, 0] + centre[:, None] * [1, 1, 0] + [0, 0, floor]
+    base = (
+        (verts[:, :4] - centre[:, None]) * [1.3, 1.3, 0]
+        + centre[:, None] * [1, 1, 0]
+        + [0, 0, floor]
+    )
     base = np.round(project_points(K, R, C, base) * k).astype(np.int32)
     on_floor = verts[:, :, 2].min(1) < floor + 1.0
     for i in range(len(verts)):
@@ -53,8 +69,18 @@ def cast_shadows(mask: np.ndarray, verts: np.ndarray, light: Lighting, K, R, C, 
         cv2.fillConvexPoly(mask, cv2.convexHull(cast[i]), 255, cv2.LINE_8, SHIFT)
 
 
-def paint(image: np.ndarray, setup: TableSetup, poses: Sequence[CubePose], verts: np.ndarray,
-          rot: np.ndarray, light: Lighting, K, R, C, labels: np.ndarray | None = None) -> list:
+def paint(
+    image: np.ndarray,
+    setup: TableSetup,
+    poses: Sequence[CubePose],
+    verts: np.ndarray,
+    rot: np.ndarray,
+    light: Lighting,
+    K,
+    R,
+    C,
+    labels: np.ndarray | None = None,
+) -> list:
     """Paint the cubes far to near. With `labels`, also fill it with cube*8+face+1 and
     return each cube's (top-face polygon in px, top-face index)."""
     n = len(poses)
@@ -71,10 +97,16 @@ def paint(image: np.ndarray, setup: TableSetup, poses: Sequence[CubePose], verts
     wear = np.array([q.wear for q in paints])[:, None, None]
     # broad highlight of a semi-matte paint (Blinn-Phong, one value per face)
     to_lamp = light.lamp - face_centres
-    half = (to_lamp / np.linalg.norm(to_lamp, axis=-1, keepdims=True)
-            + view / np.linalg.norm(view, axis=-1, keepdims=True))
+    half = to_lamp / np.linalg.norm(to_lamp, axis=-1, keepdims=True) + view / np.linalg.norm(
+        view, axis=-1, keepdims=True
+    )
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
-    spec = gloss * np.clip(np.sum(normals * half, -1, keepdims=True), 0, None) ** 12 * light.colour * light.exposure
+    spec = (
+        gloss
+        * np.clip(np.sum(normals * half, -1, keepdims=True), 0, None) ** 12
+        * light.colour
+        * light.exposure
+    )
     rgb = albedo * irr + spec
     colours = rgb_to_bgr8(rgb)
     # less light reaches the foot of a side face (the floor and neighbours block it)
@@ -91,7 +123,9 @@ def paint(image: np.ndarray, setup: TableSetup, poses: Sequence[CubePose], verts
     bands = np.stack([a, b, b + (ub - b) // 3, a + (ua - a) // 3], axis=2)
     tops = [None] * n
     for i in order:
-        for f in sorted(np.nonzero(facing[i])[0], key=lambda f: f == top_face[i]):  # top last: its rim stays
+        for f in sorted(
+            np.nonzero(facing[i])[0], key=lambda f: f == top_face[i]
+        ):  # top last: its rim stays
             poly = pts[i, FACES[f]]
             cv2.fillConvexPoly(image, poly, colours[i, f].tolist(), cv2.LINE_AA, SHIFT)
             if labels is not None:

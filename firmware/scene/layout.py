@@ -4,11 +4,12 @@ Poses are physical: cubes on the floor do not overlap, a cube on a pile rests on
 the cubes below it, a leaning cube has an edge on the floor and a corner against
 its neighbour. Every cube keeps its top in the camera's view (walls hide nothing).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import cv2
 import numpy as np
@@ -87,8 +88,10 @@ class Placer:
     def free(self, foot: np.ndarray, group: int, touching_ok: bool) -> bool:
         tray = self.setup.tray
         margin = 1.5
-        if (np.abs(foot[:, 0]).max() > tray.width / 2 - margin
-                or np.abs(foot[:, 1]).max() > tray.depth / 2 - margin):
+        if (
+            np.abs(foot[:, 0]).max() > tray.width / 2 - margin
+            or np.abs(foot[:, 1]).max() > tray.depth / 2 - margin
+        ):
             return False
         for other, g in zip(self.feet, self.group):
             same = touching_ok and g == group and group >= 0
@@ -114,8 +117,10 @@ class Placer:
     def random_spot(self) -> tuple[float, float]:
         tray = self.setup.tray
         m = self.size * 0.75
-        return (self.rng.uniform(-tray.width / 2 + m, tray.width / 2 - m),
-                self.rng.uniform(-tray.depth / 2 + m, tray.depth / 2 - m))
+        return (
+            self.rng.uniform(-tray.width / 2 + m, tray.width / 2 - m),
+            self.rng.uniform(-tray.depth / 2 + m, tray.depth / 2 - m),
+        )
 
     def try_pose(self, pose: CubePose, group: int, touching_ok: bool = False) -> bool:
         """Place a cube that stands on the floor if its place is free and its top in view."""
@@ -162,12 +167,21 @@ def _tint(setup: TableSetup, colour: str, rng) -> tuple[float, float, float]:
 
 def _cube(setup, colour, rng, x, y, yaw, z=None, **kw) -> CubePose:
     size = setup.cube_size * rng.uniform(0.985, 1.015)
-    return CubePose(colour, float(x), float(y), float(size / 2 if z is None else z), float(yaw % 90),
-                    size=float(size), tint=_tint(setup, colour, rng), **kw)
+    return CubePose(
+        colour,
+        float(x),
+        float(y),
+        float(size / 2 if z is None else z),
+        float(yaw % 90),
+        size=float(size),
+        tint=_tint(setup, colour, rng),
+        **kw,
+    )
 
 
-def layout(setup: TableSetup, counts: Mapping[str, int], kind: str, rng: np.random.Generator,
-           existing=()) -> list[CubePose]:
+def layout(
+    setup: TableSetup, counts: Mapping[str, int], kind: str, rng: np.random.Generator, existing=()
+) -> list[CubePose]:
     """Poses for `counts` cubes per colour laid out as `kind`.
 
     kind: "scattered" (no cube touches another), "touching" (most cubes in clusters
@@ -185,16 +199,20 @@ def layout(setup: TableSetup, counts: Mapping[str, int], kind: str, rng: np.rand
         colours += [colour] * int(n)
     rng.shuffle(colours)
     area = setup.tray.width * setup.tray.depth
-    if (len(colours) + len(existing)) * 2.2 * setup.cube_size ** 2 > 0.5 * area:
-        raise FirmwareError(f"cannot fit {len(colours) + len(existing)} cubes into a "
-                            f"{setup.tray.width:.0f}x{setup.tray.depth:.0f} mm tray")
+    if (len(colours) + len(existing)) * 2.2 * setup.cube_size**2 > 0.5 * area:
+        raise FirmwareError(
+            f"cannot fit {len(colours) + len(existing)} cubes into a "
+            f"{setup.tray.width:.0f}x{setup.tray.depth:.0f} mm tray"
+        )
     for attempt in range(12):
         placer = Placer(setup, rng, existing)
         poses = _arrange(placer, list(colours), kind, rng)
         if poses is not None:
             return poses
-    raise FirmwareError(f"cannot fit {len(colours)} cubes {kind} into a "
-                        f"{setup.tray.width:.0f}x{setup.tray.depth:.0f} mm tray")
+    raise FirmwareError(
+        f"cannot fit {len(colours)} cubes {kind} into a "
+        f"{setup.tray.width:.0f}x{setup.tray.depth:.0f} mm tray"
+    )
 
 
 def _arrange(placer: Placer, colours: list[str], kind: str, rng) -> list[CubePose] | None:
@@ -291,8 +309,12 @@ def _pile(placer: Placer, colours: list[str], rng, group: int) -> list[CubePose]
         s = setup.cube_size * 1.03
         a = math.radians(yaw)
         u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-        offsets = {1: [(0, 0)], 2: [(0, 0), (1, 0)], 3: [(0, 0), (1, 0), (0, 1)],
-                   4: [(0, 0), (1, 0), (0, 1), (1, 1)]}[below]
+        offsets = {
+            1: [(0, 0)],
+            2: [(0, 0), (1, 0)],
+            3: [(0, 0), (1, 0), (0, 1)],
+            4: [(0, 0), (1, 0), (0, 1), (1, 1)],
+        }[below]
         base = []
         for i, (i0, i1) in enumerate(offsets):
             c = np.array([x, y]) + (i0 * u + i1 * v) * (s + rng.uniform(0, 0.3))
@@ -302,7 +324,9 @@ def _pile(placer: Placer, colours: list[str], rng, group: int) -> list[CubePose]
             # resting on one cube, overhanging it but with its weight over the support
             # far enough off-centre that part of the lower cube's top stays in view
             direction = rng.uniform(0, 2 * math.pi)
-            centre = centre + rng.uniform(0.38, 0.48) * s * np.array([math.cos(direction), math.sin(direction)])
+            centre = centre + rng.uniform(0.38, 0.48) * s * np.array(
+                [math.cos(direction), math.sin(direction)]
+            )
         elif below == 3:
             centre = centre + rng.uniform(-0.1, 0.1, 2) * s
         else:
@@ -314,8 +338,9 @@ def _pile(placer: Placer, colours: list[str], rng, group: int) -> list[CubePose]
             continue  # the camera would see too little of a cube under the pile
         saved = (list(placer.feet), list(placer.group))
         if all(placer.try_pose(p, group, touching_ok=True) for p in base) and placer.visible(
-                np.array([top.x, top.y, top.z + top.size / 2])):
-            del colours[:below + 1]
+            np.array([top.x, top.y, top.z + top.size / 2])
+        ):
+            del colours[: below + 1]
             return base + [top]
         placer.feet, placer.group = saved
     return None
@@ -344,8 +369,19 @@ def _lean(placer: Placer, colours: list[str], rng, group: int) -> list[CubePose]
         # tipping about its y axis by -theta moves its top towards -x, i.e. towards the stander
         reach = s / 2 + ls / 2 * (math.cos(rt) + math.sin(rt)) + 0.1
         c = np.array([x, y]) + n * reach
-        lean = CubePose(colours[1], float(c[0]), float(c[1]), float(z), float(lean_yaw), 0.0, -theta,
-                        ls, probe.tint, 1, True)
+        lean = CubePose(
+            colours[1],
+            float(c[0]),
+            float(c[1]),
+            float(z),
+            float(lean_yaw),
+            0.0,
+            -theta,
+            ls,
+            probe.tint,
+            1,
+            True,
+        )
         saved = (list(placer.feet), list(placer.group))
         if placer.try_pose(stand, group) and placer.try_pose(lean, group, touching_ok=True):
             del colours[:2]

@@ -3,6 +3,7 @@
 truth alike, to measure how the counter copes with a real camera (`companion bench vision
 --camera`); the renderer's own camera is a pinhole with a little blur (TableSetup.blur).
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,6 +20,7 @@ class Lens:
     """`bend`: radial distortion k1 with the focal length the picture's width (negative:
     barrel, straight lines bow outward; -0.2 moves the picture's corners 8% toward its
     middle); `blur`: Gaussian sigma (px) of a lens out of focus."""
+
     bend: float = 0.0
     blur: float = 0.0
 
@@ -26,9 +28,15 @@ class Lens:
         """The scene as this lens shows it: its picture, and every point of its truth moved
         where the picture puts it."""
         moved = functools.partial(self.points, size=scene.image.shape[1::-1])
-        return replace(scene, image=self.image(scene.image), corners=moved(scene.corners),
-                       cubes=[replace(c, centre=tuple(moved([c.centre])[0])) for c in scene.cubes],
-                       clicks={name: [tuple(p) for p in moved(points)] for name, points in scene.clicks.items()})
+        return replace(
+            scene,
+            image=self.image(scene.image),
+            corners=moved(scene.corners),
+            cubes=[replace(c, centre=tuple(moved([c.centre])[0])) for c in scene.cubes],
+            clicks={
+                name: [tuple(p) for p in moved(points)] for name, points in scene.clicks.items()
+            },
+        )
 
     def image(self, image: np.ndarray) -> np.ndarray:
         if self.bend:
@@ -43,7 +51,7 @@ class Lens:
         points = np.asarray(points, np.float64).reshape(-1, 2)
         middle = np.array(size, np.float64) / 2
         r = (points - middle) / size[0]
-        return middle + r * (1 + self.bend * (r ** 2).sum(axis=1, keepdims=True)) * size[0]
+        return middle + r * (1 + self.bend * (r**2).sum(axis=1, keepdims=True)) * size[0]
 
 
 @functools.lru_cache(maxsize=4)

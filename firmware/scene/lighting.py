@@ -1,5 +1,6 @@
 """Light and camera arithmetic shared by the background and the cubes: how much light a
 surface gets, gamma, projecting world points into the image, cast shadows."""
+
 from __future__ import annotations
 
 import cv2

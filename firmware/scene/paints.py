@@ -3,6 +3,7 @@
 Colours are linear RGB reflectances (0..1), so lighting multiplies them before the
 camera's gamma; the renderer converts to sRGB/BGR only at the end.
 """
+
 from __future__ import annotations
 
 import math
@@ -66,18 +67,30 @@ def paint_from_dict(name: str, spec: dict) -> Paint:
     try:
         albedo = tuple(float(v) for v in spec["albedo"])
     except (KeyError, TypeError, ValueError):
-        raise FirmwareError(f"paint {name!r} needs 'albedo': three linear RGB numbers 0..1") from None
+        raise FirmwareError(
+            f"paint {name!r} needs 'albedo': three linear RGB numbers 0..1"
+        ) from None
     if len(albedo) != 3 or not all(0.0 <= v <= 1.0 for v in albedo):
-        raise FirmwareError(f"paint {name!r}: albedo must be three numbers 0..1, got {spec['albedo']!r}")
-    return Paint(albedo, float(spec.get("variation", 0.06)), float(spec.get("gloss", 0.05)),
-                 float(spec.get("wear", 0.25)))
+        raise FirmwareError(
+            f"paint {name!r}: albedo must be three numbers 0..1, got {spec['albedo']!r}"
+        )
+    return Paint(
+        albedo,
+        float(spec.get("variation", 0.06)),
+        float(spec.get("gloss", 0.05)),
+        float(spec.get("wear", 0.25)),
+    )
 
 
 def kelvin_rgb(kelvin: float) -> tuple[float, float, float]:
     """Linear RGB of a black-body-like lamp, scaled to luminance 1 (Tanner Helland's fit)."""
     t = kelvin / 100.0
     r = 255.0 if t <= 66 else 329.698727446 * (t - 60) ** -0.1332047592
-    g = 99.4708025861 * math.log(t) - 161.1195681661 if t <= 66 else 288.1221695283 * (t - 60) ** -0.0755148492
+    g = (
+        99.4708025861 * math.log(t) - 161.1195681661
+        if t <= 66
+        else 288.1221695283 * (t - 60) ** -0.0755148492
+    )
     if t >= 66:
         b = 255.0
     elif t <= 19:

@@ -1,9 +1,10 @@
 """Drawing cubes (and a hand) over the cached background, then the camera's own marks:
 lens softness, vignetting, brightness flicker, sensor noise, JPEG loss."""
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -30,15 +31,22 @@ class Scene:
     counts: dict[str, int]  # ground truth per colour (zeros omitted)
     corners: np.ndarray  # 4x2 float, tray floor corners in image px, clockwise from top-left
     cubes: list[CubeTruth]
-    clicks: dict[str, list[tuple[float, float]]]  # per colour present: points on clearly visible tops
+    clicks: dict[
+        str, list[tuple[float, float]]
+    ]  # per colour present: points on clearly visible tops
     poses: list[CubePose] = field(default_factory=list)
 
     def bare_floor(self) -> tuple[float, float]:
         """Where a click misses every cube: the point farthest from all cubes on a grid
         over the tray, 30 px or more inside its corners."""
         c = np.asarray(self.corners, np.float32)
-        grid = np.stack(np.meshgrid(np.linspace(c[:, 0].min() + 40, c[:, 0].max() - 40, 25),
-                                    np.linspace(c[:, 1].min() + 40, c[:, 1].max() - 40, 25)), -1).reshape(-1, 2)
+        grid = np.stack(
+            np.meshgrid(
+                np.linspace(c[:, 0].min() + 40, c[:, 0].max() - 40, 25),
+                np.linspace(c[:, 1].min() + 40, c[:, 1].max() - 40, 25),
+            ),
+            -1,
+        ).reshape(-1, 2)
         grid = grid[[cv2.pointPolygonTest(c, (float(x), float(y)), True) > 30 for x, y in grid]]
         centres = np.array([cube.centre for cube in self.cubes]).reshape(-1, 2)
         far = np.linalg.norm(grid[:, None] - centres[None], axis=2).min(axis=1, initial=np.inf)
@@ -49,6 +57,7 @@ class Scene:
 @dataclass(frozen=True)
 class Hand:
     """A hand and forearm as 3D capsules (world mm): (start, end, radius) each."""
+
     capsules: tuple[tuple[tuple[float, float, float], tuple[float, float, float], float], ...]
     skin: tuple[float, float, float] = (0.45, 0.27, 0.19)
 
@@ -60,18 +69,35 @@ def counts_of(poses: Sequence[CubePose]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def render(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator,
-           size: tuple[int, int] = (640, 480)) -> Scene:
+def render(
+    setup: TableSetup,
+    poses: Sequence[CubePose],
+    rng: np.random.Generator,
+    size: tuple[int, int] = (640, 480),
+) -> Scene:
     """A camera frame of the tray with these cubes, and its ground truth."""
     size = (int(size[0]), int(size[1]))
     image, labels, tops = draw(setup, poses, rng, size, labels=True)
     truth = _truth(poses, labels, tops)
-    return Scene(image, counts_of(poses), static(setup, size).corners.copy(), truth,
-                 _clicks(truth, poses, labels, tops), list(poses))
+    return Scene(
+        image,
+        counts_of(poses),
+        static(setup, size).corners.copy(),
+        truth,
+        _clicks(truth, poses, labels, tops),
+        list(poses),
+    )
 
 
-def draw(setup: TableSetup, poses: Sequence[CubePose], rng: np.random.Generator, size: tuple[int, int],
-         gain: float = 1.0, hand: Hand | None = None, labels: bool = False):
+def draw(
+    setup: TableSetup,
+    poses: Sequence[CubePose],
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    gain: float = 1.0,
+    hand: Hand | None = None,
+    labels: bool = False,
+):
     """The camera frame: `gain` scales brightness (flicker), `hand` is drawn over the tray.
 
     With labels=True returns (image, labels, tops): an int32 image of cube*8+face+1 and
@@ -106,8 +132,14 @@ def _shadows(image, verts: np.ndarray, hand, light, st) -> None:
             ends = floor_shadow(light.lamp, np.array([a, b], float))
             px = project_points(st.K, st.R, st.C, ends) * scale
             thick = _radius_px(st, np.array(b, float) * [1, 1, 0], r * 1.1) * scale
-            cv2.line(mask, tuple(np.round(px[0]).astype(int)), tuple(np.round(px[1]).astype(int)), 255,
-                     max(1, int(2 * thick)), cv2.LINE_AA)
+            cv2.line(
+                mask,
+                tuple(np.round(px[0]).astype(int)),
+                tuple(np.round(px[1]).astype(int)),
+                255,
+                max(1, int(2 * thick)),
+                cv2.LINE_AA,
+            )
     mask = cv2.GaussianBlur(mask, (0, 0), 1.2 * light.softness * w / 640)
     mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
     darken(image, mask, light.shadow_ratio())
@@ -137,7 +169,7 @@ def _camera(image, setup: TableSetup, rng, gain: float, st) -> np.ndarray:
     image = cv2.GaussianBlur(image, (0, 0), sigma) if sigma > 0.05 else image
     cv2.multiply(image, st.vignette, image, scale=gain / VIGNETTE_ONE)
     dy, dx = rng.integers(0, 2 * NOISE_MARGIN + 1, 2)
-    image = cv2.add(image, st.noise[dy:dy + h, dx:dx + w], dtype=cv2.CV_8U)
+    image = cv2.add(image, st.noise[dy : dy + h, dx : dx + w], dtype=cv2.CV_8U)
     quality = int(np.clip(setup.jpeg_quality + rng.integers(-3, 4), 30, 100))
     _, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -155,11 +187,17 @@ def _truth(poses, labels: np.ndarray, tops) -> list[CubeTruth]:
         visible = min(count[code] / area, 1.0)
         # top mostly hidden: the middle of what is seen of the cube instead
         codes = (code, code) if visible >= 0.15 else (i * 8 + 1, i * 8 + 6)
-        out.append(CubeTruth(p.colour, _inner_point(labels, codes, poly), p.level, p.leaning, float(visible)))
+        out.append(
+            CubeTruth(
+                p.colour, _inner_point(labels, codes, poly), p.level, p.leaning, float(visible)
+            )
+        )
     return out
 
 
-def _inner_point(labels: np.ndarray, codes: tuple[int, int], poly: np.ndarray) -> tuple[float, float]:
+def _inner_point(
+    labels: np.ndarray, codes: tuple[int, int], poly: np.ndarray
+) -> tuple[float, float]:
     """The centroid of the pixels labelled codes[0]..codes[1] if it lies well inside them,
     else the pixel deepest inside them (a partly covered face need not be convex)."""
     h, w = labels.shape
@@ -172,7 +210,7 @@ def _inner_point(labels: np.ndarray, codes: tuple[int, int], poly: np.ndarray) -
         return (float(poly[:, 0].mean()), float(poly[:, 1].mean()))
     cx, cy = xs.mean(), ys.mean()
     ix, iy = int(round(cx)), int(round(cy))
-    if mask[max(iy - 2, 0):iy + 3, max(ix - 2, 0):ix + 3].sum() == 25:
+    if mask[max(iy - 2, 0) : iy + 3, max(ix - 2, 0) : ix + 3].sum() == 25:
         return (float(cx + x0), float(cy + y0))
     depth = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
     iy, ix = np.unravel_index(np.argmax(depth), depth.shape)

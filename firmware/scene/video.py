@@ -1,16 +1,17 @@
 """Drop videos: thrown cubes come over a tray wall, fall, bounce, slide and come to rest,
 sometimes with a late straggler or a player's hand in the tray; every frame has its truth."""
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
 
 import numpy as np
 
 from firmware.errors import FirmwareError
-from firmware.scene.lighting import floor_shadow
 from firmware.scene.layout import CubePose, layout
+from firmware.scene.lighting import floor_shadow
 from firmware.scene.render import Hand, counts_of, draw
 from firmware.scene.setup import TableSetup
 
@@ -28,6 +29,7 @@ class VideoFrame:
 @dataclass(frozen=True)
 class Flight:
     """One thrown cube's path from the wall it comes over to its resting pose."""
+
     rest: CubePose
     start: tuple[float, float, float]
     t0: float
@@ -54,13 +56,22 @@ class Flight:
         if tau < fall:
             z = r.z + (self.start[2] - r.z) * (1 - (tau / fall) ** 2)
         else:
-            z = r.z + self.bounce * math.exp(-6 * (tau - fall)) * abs(math.sin(math.pi * (tau - fall) / 0.16))
+            z = r.z + self.bounce * math.exp(-6 * (tau - fall)) * abs(
+                math.sin(math.pi * (tau - fall) / 0.16)
+            )
         decay = (1 - tau) ** 2
         pitch = r.pitch + self.tumble * decay * math.sin(3 * math.pi * tau)
         roll = r.roll + 0.6 * self.tumble * decay * math.sin(2 * math.pi * tau + 1.0)
-        if not r.leaning and r.level == 1:  # a tumbling cube rests on a corner or an edge, not below the floor
+        if (
+            not r.leaning and r.level == 1
+        ):  # a tumbling cube rests on a corner or an edge, not below the floor
             a, b = math.radians(pitch - r.pitch), math.radians(roll - r.roll)
-            reach = r.size / 2 * (abs(math.cos(a)) + abs(math.sin(a))) * (abs(math.cos(b)) + abs(math.sin(b)))
+            reach = (
+                r.size
+                / 2
+                * (abs(math.cos(a)) + abs(math.sin(a)))
+                * (abs(math.cos(b)) + abs(math.sin(b)))
+            )
             z = max(z, reach)
         return replace(r, x=x, y=y, z=z, yaw=r.yaw + self.spin * decay, pitch=pitch, roll=roll)
 
@@ -68,6 +79,7 @@ class Flight:
 @dataclass(frozen=True)
 class HandMove:
     """A hand reaching into the tray from the player's side, holding still, and withdrawing."""
+
     reach: tuple[float, float]  # fingertips' floor point (mm) at full reach
     angle: float  # degrees, direction the arm comes from (270 = from the player, below the image)
     t_in: float
@@ -121,7 +133,9 @@ class DropPlan:
         return self.hand.at(t) if self.hand else None
 
     def moving(self, t: float) -> bool:
-        return any(f.t0 <= t < f.t1 for f in self.flights) or (self.hand is not None and self.hand.visible(t))
+        return any(f.t0 <= t < f.t1 for f in self.flights) or (
+            self.hand is not None and self.hand.visible(t)
+        )
 
     def counts(self, t: float) -> dict[str, int]:
         return counts_of(list(self.before) + [f.rest for f in self.flights if t >= f.t1])
@@ -131,8 +145,14 @@ class DropPlan:
         return max(ends, default=0.0)
 
 
-def plan_drop(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str, int],
-              rng: np.random.Generator, hand: bool | None = None, trickle: bool | None = None) -> DropPlan:
+def plan_drop(
+    setup: TableSetup,
+    before: Sequence[CubePose],
+    thrown: Mapping[str, int],
+    rng: np.random.Generator,
+    hand: bool | None = None,
+    trickle: bool | None = None,
+) -> DropPlan:
     """The motion of a throw: when and where each cube enters and where it comes to rest.
 
     hand / trickle: force a hand in the tray or a late straggler (None: at random).
@@ -162,12 +182,23 @@ def plan_drop(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str
             start = (-half[0] - tray.wall_thickness / 2, u * tray.depth, over)
         else:
             start = (half[0] + tray.wall_thickness / 2, u * tray.depth, over)
-        flights.append(Flight(rest, start, lead + float(starts[k]), rng.uniform(0.45, 0.9),
-                              rng.uniform(-200, 200), rng.uniform(20, 70), rng.uniform(2, 8)))
+        flights.append(
+            Flight(
+                rest,
+                start,
+                lead + float(starts[k]),
+                rng.uniform(0.45, 0.9),
+                rng.uniform(-200, 200),
+                rng.uniform(20, 70),
+                rng.uniform(2, 8),
+            )
+        )
     # a cube resting on others lands after them
     floor_end = max((f.t1 for f in flights if f.rest.level == 1), default=0.0)
-    flights = [f if f.rest.level == 1 or f.t1 > floor_end else replace(f, t0=floor_end - f.duration + 0.1)
-               for f in flights]
+    flights = [
+        f if f.rest.level == 1 or f.t1 > floor_end else replace(f, t0=floor_end - f.duration + 0.1)
+        for f in flights
+    ]
     if trickle and len(flights) >= 2:
         # the straggler is knocked loose inside the tower and comes after a pause
         main_end = max(f.t1 for f in flights[:-1])
@@ -180,7 +211,9 @@ def plan_drop(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str
         t_hold = t_in + rng.uniform(0.3, 0.5)
         t_out = max(t_hold + rng.uniform(0.3, 1.0), end - rng.uniform(0, 0.6))
         reach = (rng.uniform(-0.3, 0.3) * tray.width, -tray.depth / 2 + rng.uniform(15, 45))
-        move = HandMove(reach, 270 + rng.uniform(-25, 25), t_in, t_hold, t_out, t_out + rng.uniform(0.3, 0.5))
+        move = HandMove(
+            reach, 270 + rng.uniform(-25, 25), t_in, t_hold, t_out, t_out + rng.uniform(0.3, 0.5)
+        )
         move = replace(move, travel=_travel_out_of_view(setup, move))
     plan = DropPlan(tuple(before), tuple(flights), move, 0.0)
     return replace(plan, duration=plan.last_movement() + TAIL)
@@ -202,7 +235,12 @@ def _travel_out_of_view(setup: TableSetup, move: HandMove) -> float:
             cam = (pts - C) @ R.T
             uv = cam[:, :2] / cam[:, 2:3] * K[0, 0] + K[:2, 2]
             pad = r * K[0, 0] / cam[:, 2] + 2
-            if np.any((uv[:, 0] > -pad) & (uv[:, 0] < size[0] + pad) & (uv[:, 1] > -pad) & (uv[:, 1] < size[1] + pad)):
+            if np.any(
+                (uv[:, 0] > -pad)
+                & (uv[:, 0] < size[0] + pad)
+                & (uv[:, 1] > -pad)
+                & (uv[:, 1] < size[1] + pad)
+            ):
                 return True
         return False
 
@@ -213,9 +251,16 @@ def _travel_out_of_view(setup: TableSetup, move: HandMove) -> float:
     return hi
 
 
-def drop_video(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[str, int],
-               rng: np.random.Generator, fps: float = 15, size: tuple[int, int] = (640, 480),
-               hand: bool | None = None, trickle: bool | None = None) -> list[VideoFrame]:
+def drop_video(
+    setup: TableSetup,
+    before: Sequence[CubePose],
+    thrown: Mapping[str, int],
+    rng: np.random.Generator,
+    fps: float = 15,
+    size: tuple[int, int] = (640, 480),
+    hand: bool | None = None,
+    trickle: bool | None = None,
+) -> list[VideoFrame]:
     """Frames of a throw into a tray holding `before`, from still to still again.
 
     Room light flickers by a few percent and the sensor is noisy in every frame.
@@ -226,8 +271,13 @@ def drop_video(setup: TableSetup, before: Sequence[CubePose], thrown: Mapping[st
     return frames(setup, plan, rng, fps, size)
 
 
-def frames(setup: TableSetup, plan: DropPlan, rng: np.random.Generator, fps: float = 15,
-           size: tuple[int, int] = (640, 480)) -> list[VideoFrame]:
+def frames(
+    setup: TableSetup,
+    plan: DropPlan,
+    rng: np.random.Generator,
+    fps: float = 15,
+    size: tuple[int, int] = (640, 480),
+) -> list[VideoFrame]:
     beat, phase = rng.uniform(0.3, 2.0), rng.uniform(0, 2 * math.pi)
     out = []
     for i in range(int(math.ceil(plan.duration * fps)) + 1):

@@ -1,6 +1,7 @@
 """A photo-like frame drawn with OpenCV, unlike the scene generator's: a plain floor with
 sensor noise, felt grain and a lamp's fall-off, cubes with sharp edges and darker side
 faces toward the camera, soft cast shadows beside them, JPEG-compressed."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,23 +11,23 @@ import numpy as np
 
 SIZE = (640, 480)
 CORNERS = np.float32([[64, 48], [584, 40], [604, 440], [44, 448]])
-CUBE = 24                       # a cube's edge on the floor, px
+CUBE = 24  # a cube's edge on the floor, px
 # Tops lie farther from the frame's middle than their feet: the camera looks down on the
 # middle, so a cube shows the sides that face it.
 LEAN = 0.045
-SIDE_SHADES = (0.62, 0.45)      # light the side faces get, relative to the top
+SIDE_SHADES = (0.62, 0.45)  # light the side faces get, relative to the top
 # A cube's shadow on the floor: its foot moved by this (the lamp is up and to the left).
 SHADOW_SHIFT = np.float32([12, 8])
-SHADOW_LIGHT = 0.55             # light a floor in a cast shadow keeps
+SHADOW_LIGHT = 0.55  # light a floor in a cast shadow keeps
 
 
 @dataclass
 class Photo:
     image: np.ndarray
     corners: np.ndarray
-    clicks: dict[str, list[tuple[float, float]]]   # the middle of each cube's top
-    floor: tuple[float, float]                     # bare floor, far from every cube
-    shadow: tuple[float, float]                    # in the deepest part of a cube's shadow
+    clicks: dict[str, list[tuple[float, float]]]  # the middle of each cube's top
+    floor: tuple[float, float]  # bare floor, far from every cube
+    shadow: tuple[float, float]  # in the deepest part of a cube's shadow
 
 
 def _square(centre, side: float) -> np.ndarray:
@@ -34,19 +35,24 @@ def _square(centre, side: float) -> np.ndarray:
     return np.float32(centre) + np.float32([[-h, -h], [h, -h], [h, h], [-h, h]])
 
 
-def photo(floor_bgr, cubes: list[tuple[str, tuple, tuple]], seed: int = 0, noise: float = 3.0,
-          grain: float = 4.0) -> Photo:
+def photo(
+    floor_bgr,
+    cubes: list[tuple[str, tuple, tuple]],
+    seed: int = 0,
+    noise: float = 3.0,
+    grain: float = 4.0,
+) -> Photo:
     """`cubes`: (colour name, its top's BGR in the open light, centre of its foot); `noise`:
     the sensor's (sigma, levels); `grain`: the felt's (sigma of its fibres' levels, before
     they are blurred to about a pixel)."""
     rng = np.random.default_rng(seed)
     w, h = SIZE
     image = np.empty((h, w, 3), np.float32)
-    image[:] = (60, 90, 120)                       # a wooden table round the tray
+    image[:] = (60, 90, 120)  # a wooden table round the tray
     floor = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(floor, np.int32(CORNERS), 1)
     rim = cv2.dilate(floor, np.ones((15, 15), np.uint8)) - floor
-    image[rim > 0] = (35, 35, 38)                  # the walls' dark tops
+    image[rim > 0] = (35, 35, 38)  # the walls' dark tops
     yy, xx = np.mgrid[:h, :w].astype(np.float32)
     falloff = 1.06 - 0.12 * (xx / w + yy / h) / 2  # brighter near the lamp
     fibres = cv2.GaussianBlur(rng.normal(0, grain, (h, w)).astype(np.float32), (0, 0), 0.6)
@@ -75,8 +81,9 @@ def photo(floor_bgr, cubes: list[tuple[str, tuple, tuple]], seed: int = 0, noise
             shade = SIDE_SHADES[i % 2]
             colour = tuple(float(v) for v in top_bgr * shade)
             cv2.fillConvexPoly(image, face, colour, cv2.LINE_AA, 2)
-        cv2.fillConvexPoly(image, np.int32(np.round(top * 4)), tuple(float(v) for v in top_bgr),
-                           cv2.LINE_AA, 2)
+        cv2.fillConvexPoly(
+            image, np.int32(np.round(top * 4)), tuple(float(v) for v in top_bgr), cv2.LINE_AA, 2
+        )
         clicks.setdefault(name, []).append(tuple(float(v) for v in top.mean(axis=0)))
 
     image = cv2.GaussianBlur(image, (0, 0), 0.7)
@@ -91,5 +98,10 @@ def photo(floor_bgr, cubes: list[tuple[str, tuple, tuple]], seed: int = 0, noise
     # the deepest shadow: beside the first cube's foot, away from the lamp (the first cube
     # must lean away from it: up and to the left of the frame's middle)
     deep = np.float32(cubes[0][2]) + [0.5 * CUBE + 0.5 * SHADOW_SHIFT[0], SHADOW_SHIFT[1]]
-    return Photo(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), CORNERS.copy(), clicks, bare,
-                 tuple(float(v) for v in deep))
+    return Photo(
+        cv2.imdecode(jpeg, cv2.IMREAD_COLOR),
+        CORNERS.copy(),
+        clicks,
+        bare,
+        tuple(float(v) for v in deep),
+    )

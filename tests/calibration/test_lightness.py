@@ -1,5 +1,6 @@
 """Black, grey and white differ from a grey tray in lightness, not in hue (issue 45):
 calibration tells their tops from the floor, and still refuses a click on the floor."""
+
 from dataclasses import replace
 
 import numpy as np
@@ -38,7 +39,7 @@ def _refused_on_the_floor(image, corners, clicks):
 
 def test_lightness_is_cie_l_star():
     assert lightness([(0, 0, 0), (255, 255, 255)]).tolist() == [0, 100]
-    assert 53 < lightness((128, 128, 128)) < 54      # mid grey: L* 53.6
+    assert 53 < lightness((128, 128, 128)) < 54  # mid grey: L* 53.6
     floor = FloorLightness(lit=70.0, spread=0.5, shadow=37.0)
     assert floor.needed == MIN_APART and floor.apart(50.0) == 0 and floor.apart(20.0) == 17.0
     assert floor.apart(90.0) == 20.0
@@ -51,12 +52,18 @@ def test_a_black_cube_on_a_light_grey_felt_is_accepted_and_the_bare_floor_refuse
     assert profile.colours == ["black", "red", "blue"]
     [pair] = [p for p in report.lightness if p.first == "black" and p.second is None]
     assert pair.enough and pair.apart > 10
-    line = (f"lightness black / the tray floor (lit or in shadow): {pair.apart:.1f} L* apart "
-            f"(needs {pair.needed:.1f})")
+    line = (
+        f"lightness black / the tray floor (lit or in shadow): {pair.apart:.1f} L* apart "
+        f"(needs {pair.needed:.1f})"
+    )
     assert f"{line}, enough" in report.lines()
     assert report.to_dict()["lightness"][0] == {
-        "first": "black", "second": None, "apart": round(pair.apart, 1),
-        "needed": round(pair.needed, 1), "enough": True}
+        "first": "black",
+        "second": None,
+        "apart": round(pair.apart, 1),
+        "needed": round(pair.needed, 1),
+        "enough": True,
+    }
     # red and blue differ from the grey floor in hue: no lightness line for them
     assert {p.first for p in report.lightness if p.second is None} == {"black"}
     x, y = shot.floor
@@ -65,11 +72,22 @@ def test_a_black_cube_on_a_light_grey_felt_is_accepted_and_the_bare_floor_refuse
     assert "the floor's colour and lightness" in message
 
 
-@pytest.mark.parametrize("grain", [
-    pytest.param(4.0, marks=pytest.mark.xfail(strict=True, reason=(
-        "a known weakness of the outline test, not of lightness (it was so before): on a smooth "
-        "felt the cube's own sharp edge beside its shadow beats the floor's faint squares"))),
-    COARSE])
+@pytest.mark.parametrize(
+    "grain",
+    [
+        pytest.param(
+            4.0,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "a known weakness of the outline test, not of lightness (it was so before): on a smooth "
+                    "felt the cube's own sharp edge beside its shadow beats the floor's faint squares"
+                ),
+            ),
+        ),
+        COARSE,
+    ],
+)
 def test_a_click_in_a_black_cubes_shadow_on_a_light_grey_felt_is_refused(grain):
     # The shadow (L* ~42) lies between the floor's deepest expected shadow and the lit floor:
     # lightness cannot tell it from the floor, the outline must.
@@ -77,11 +95,18 @@ def test_a_click_in_a_black_cubes_shadow_on_a_light_grey_felt_is_refused(grain):
     _refused_on_the_floor(shot.image, shot.corners, {**shot.clicks, "black": [shot.shadow]})
 
 
-@pytest.mark.parametrize("floor, first, paint, grain", [
-    (MID_GREY, "black", BLACK, 4.0), (DARK_GREY, "white", WHITE, COARSE),
-    (BLACK_FLOOR, "white", WHITE, 4.0), (BLACK_FLOOR, "white", WHITE, COARSE)])
-def test_black_on_mid_grey_and_white_on_dark_floors_accepted_the_floor_refused(floor, first, paint,
-                                                                               grain):
+@pytest.mark.parametrize(
+    "floor, first, paint, grain",
+    [
+        (MID_GREY, "black", BLACK, 4.0),
+        (DARK_GREY, "white", WHITE, COARSE),
+        (BLACK_FLOOR, "white", WHITE, 4.0),
+        (BLACK_FLOOR, "white", WHITE, COARSE),
+    ],
+)
+def test_black_on_mid_grey_and_white_on_dark_floors_accepted_the_floor_refused(
+    floor, first, paint, grain
+):
     shot = _photo(floor, first, paint, grain)
     profile, report = build_profile(shot.image, shot.corners, shot.clicks)
     assert profile.colours[0] == first
@@ -105,8 +130,10 @@ def test_colours_that_differ_only_in_lightness_get_their_lightness_difference():
     assert any(line.startswith(prefix) for line in report.lines())
 
 
-@pytest.mark.parametrize("floor, first", [
-    ("light grey", "black"), ("grey", "black"), ("dark grey", "white"), ("black", "white")])
+@pytest.mark.parametrize(
+    "floor, first",
+    [("light grey", "black"), ("grey", "black"), ("dark grey", "white"), ("black", "white")],
+)
 def test_generated_tables_with_grey_floors_calibrate_and_refuse_the_bare_floor(floor, first):
     rng = np.random.default_rng(45)
     setup = random_setup(rng, ("red", "blue", "black", "white"))

@@ -25,9 +25,15 @@ def test_round_trip_keeps_everything(profile, tmp_path):
     assert np.array_equal(back.floor_pixels, np.round(profile.floor_pixels))
     assert np.allclose(back.clicks["red"], profile.clicks["red"])
     assert np.allclose(back.floor_field, profile.floor_field, atol=1e-4)
-    assert back.floor_insets == profile.floor_insets and np.allclose(back.area_field, profile.area_field, atol=1e-2)
-    assert len(profile.side_field) == 3 and np.allclose(back.side_field, profile.side_field, atol=1e-4)
-    assert profile.outline_strength > 0 and back.outline_strength == pytest.approx(profile.outline_strength, abs=1e-5)
+    assert back.floor_insets == profile.floor_insets and np.allclose(
+        back.area_field, profile.area_field, atol=1e-2
+    )
+    assert len(profile.side_field) == 3 and np.allclose(
+        back.side_field, profile.side_field, atol=1e-4
+    )
+    assert profile.outline_strength > 0 and back.outline_strength == pytest.approx(
+        profile.outline_strength, abs=1e-5
+    )
     data = json.loads(path.read_text())
     assert data["version"] == VERSION and data["format"] == "tower-companion-calibration"
     # positions are relative to the frame size

@@ -23,7 +23,9 @@ def test_defaults_are_the_shogun_set_and_loopback():
 
 
 def test_file_values_override_defaults_and_say_where_they_came_from(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
 data_dir = "~/tc-data"
 [web]
 port = 9000
@@ -32,7 +34,8 @@ players = ["Orange", "white"]
 farmer = "green"
 [panel.pins]
 button_confirm = 16
-""")
+""",
+    )
     config, sources = load_config(path)
     assert config.web.port == 9000
     assert config.colours.players == ("orange", "white")
@@ -52,19 +55,22 @@ def test_command_line_beats_file_and_environment(tmp_path, monkeypatch):
     assert sources["data_dir"] == "environment TOWER_COMPANION_DATA"
 
 
-@pytest.mark.parametrize("text, words", [
-    ("[web]\nport = 'abc'\n", ["[web] port", "whole number", "'abc'"]),
-    ("[web]\nport = 70000\n", ["[web] port", "1 to 65535"]),
-    ("[web]\nprot = 80\n", ["[web] unknown key 'prot'"]),
-    ("[camra]\nwidth = 640\n", ["unknown key 'camra'"]),
-    ("[speech]\nenabled = 'yes'\n", ["[speech] enabled", "true or false"]),
-    ("[panel]\nmode = 'fast'\n", ["[panel] mode", "auto, gpio, mock, off"]),
-    ("[panel.pins]\nbutton_fire = 4\n", ["unknown role 'button_fire'"]),
-    ("[panel.pins]\nled_ready = 'five'\n", ["led_ready", "BCM pin number"]),
-    ("[colours]\nfarmer = 'red'\n", ["farmer", "'red' is also a player colour"]),
-    ("[colours]\nplayers = ['red', 'red']\n", ["named twice"]),
-    ("[web\nport = 1\n", ["not valid TOML"]),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[web]\nport = 'abc'\n", ["[web] port", "whole number", "'abc'"]),
+        ("[web]\nport = 70000\n", ["[web] port", "1 to 65535"]),
+        ("[web]\nprot = 80\n", ["[web] unknown key 'prot'"]),
+        ("[camra]\nwidth = 640\n", ["unknown key 'camra'"]),
+        ("[speech]\nenabled = 'yes'\n", ["[speech] enabled", "true or false"]),
+        ("[panel]\nmode = 'fast'\n", ["[panel] mode", "auto, gpio, mock, off"]),
+        ("[panel.pins]\nbutton_fire = 4\n", ["unknown role 'button_fire'"]),
+        ("[panel.pins]\nled_ready = 'five'\n", ["led_ready", "BCM pin number"]),
+        ("[colours]\nfarmer = 'red'\n", ["farmer", "'red' is also a player colour"]),
+        ("[colours]\nplayers = ['red', 'red']\n", ["named twice"]),
+        ("[web\nport = 1\n", ["not valid TOML"]),
+    ],
+)
 def test_bad_file_names_the_key_and_the_problem(tmp_path, text, words):
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as e:
@@ -77,7 +83,9 @@ def test_bad_file_names_the_key_and_the_problem(tmp_path, text, words):
 
 def test_bad_command_line_value_is_named_as_such(tmp_path):
     path = write(tmp_path, "[web]\nport = 9000\n")
-    with pytest.raises(ConfigError, match=r"^command line: \[web\] port: expected 1 to 65535, got 99999$"):
+    with pytest.raises(
+        ConfigError, match=r"^command line: \[web\] port: expected 1 to 65535, got 99999$"
+    ):
         load_config(path, {"web.port": 99999})
 
 
@@ -88,8 +96,12 @@ def test_missing_explicit_file_is_an_error(tmp_path):
 
 def test_config_command_prints_every_key_with_its_source(tmp_path):
     path = write(tmp_path, "[camera]\nwidth = 1280\n")
-    out = subprocess.run([sys.executable, "-m", "companion", "config", "--config", str(path), "--json"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "companion", "config", "--config", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rows = {row["key"]: row for row in map(json.loads, out.splitlines())}
     assert rows["camera.width"] == {"key": "camera.width", "value": 1280, "source": f"file {path}"}
     assert rows["colours.farmer"]["source"] == "default"
@@ -97,8 +109,11 @@ def test_config_command_prints_every_key_with_its_source(tmp_path):
 
 def test_config_command_bad_file_is_one_line_and_exit_2(tmp_path):
     path = write(tmp_path, "[web]\nport = -1\n")
-    result = subprocess.run([sys.executable, "-m", "companion", "config", "--config", str(path)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "config", "--config", str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "[web] port" in result.stderr and "Traceback" not in result.stderr

@@ -1,4 +1,5 @@
 """The SQLite store: commits, rollbacks, and refusing files that are not ours."""
+
 from __future__ import annotations
 
 import sqlite3

@@ -1,4 +1,5 @@
 """Growing the counter's forests and net on generated tables (companion.training, `companion train`)."""
+
 import numpy as np
 
 from companion.cli import main
@@ -15,7 +16,7 @@ DARK_PAIR = 496
 
 
 def test_rows_of_a_table_carry_the_features_and_the_true_counts():
-    rows, truth, rules, patches = table_rows(500, scenes=1)      # one scene of each kind
+    rows, truth, rules, patches = table_rows(500, scenes=1)  # one scene of each kind
     assert rows.shape == (len(truth), len(FEATURES)) and len(truth) >= 8
     assert truth.min() >= 0 and truth.max() <= MOST
     # the ground truth finds the cubes in their blobs: the rules mostly agree with it
@@ -24,7 +25,12 @@ def test_rows_of_a_table_carry_the_features_and_the_true_counts():
     # patches are made only for the net
     assert len(patches) == 0
     again, _, _, patches = table_rows(500, scenes=1, patches=True)
-    assert np.array_equal(again, rows) and patches.shape == (len(rows), PATCH, PATCH, len(PATCH_CHANNELS))
+    assert np.array_equal(again, rows) and patches.shape == (
+        len(rows),
+        PATCH,
+        PATCH,
+        len(PATCH_CHANNELS),
+    )
     # every row's colour shows in its patch's tops or sides
     assert (patches[..., :2].reshape(len(rows), -1).max(axis=1) > 0).all()
 
@@ -34,15 +40,35 @@ def test_a_table_also_gives_battle_trays(monkeypatch):
     monkeypatch.setattr("companion.training.BATTLES", 0)
     plain, _, _, _ = table_rows(500, scenes=1)
     # the issue's scenes come first, drawn as without them; the battle trays add rows
-    assert len(rows) > len(plain) and np.array_equal(rows[:len(plain)], plain)
+    assert len(rows) > len(plain) and np.array_equal(rows[: len(plain)], plain)
     # with blobs holding several cubes of one paint
-    assert truth[len(plain):].max() >= 2
+    assert truth[len(plain) :].max() >= 2
 
 
 def test_companion_train_grows_saves_and_checks_a_forest(tmp_path, capsys):
     out = tmp_path / "counts.npz"
-    assert main(["train", "--setups", "2", "--check", "1", "--seed", "501", "--trees", "3", "--depth", "4",
-                 "--workers", "1", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--setups",
+                "2",
+                "--check",
+                "1",
+                "--seed",
+                "501",
+                "--trees",
+                "3",
+                "--depth",
+                "4",
+                "--workers",
+                "1",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "from 2 tables (seeds 501..502)" in text and "by the forest" in text
     forest = Forest.load(out)
@@ -51,8 +77,28 @@ def test_companion_train_grows_saves_and_checks_a_forest(tmp_path, capsys):
 
 def test_companion_train_grows_saves_and_checks_the_net(tmp_path, capsys):
     out = tmp_path / "net.npz"
-    assert main(["train", "--model", "net", "--setups", "2", "--check", "1", "--seed", "501", "--epochs", "2",
-                 "--workers", "1", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--model",
+                "net",
+                "--setups",
+                "2",
+                "--check",
+                "1",
+                "--seed",
+                "501",
+                "--epochs",
+                "2",
+                "--workers",
+                "1",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "pass 2 of 2" in text and "by the net" in text
     net = Net.load(out)
@@ -64,8 +110,28 @@ def test_companion_train_grows_saves_and_checks_the_net(tmp_path, capsys):
 
 def test_companion_train_grows_saves_and_checks_the_judges_net(tmp_path, capsys):
     out = tmp_path / "darknet.npz"
-    assert main(["train", "--model", "darknet", "--setups", "1", "--check", "1", "--seed", str(DARK_PAIR),
-                 "--epochs", "2", "--workers", "1", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--model",
+                "darknet",
+                "--setups",
+                "1",
+                "--check",
+                "1",
+                "--seed",
+                str(DARK_PAIR),
+                "--epochs",
+                "2",
+                "--workers",
+                "1",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "pass 2 of 2" in text and "by the net" in text
     net = Net.load(out)
@@ -93,9 +159,14 @@ def test_each_true_cube_takes_its_nearest_outline_and_its_nearest_other_candidat
 def test_dark_rows_come_only_from_tables_where_a_paint_passes_for_shadow():
     rows, truth, rules, patches = dark_rows(DARK_TABLE, scenes=1)
     assert rows.shape == (len(truth), len(DARK_FEATURES)) and len(truth) >= 4
-    assert len(patches) == 0        # made only for the judge's net
+    assert len(patches) == 0  # made only for the judge's net
     again, _, _, patches = dark_rows(DARK_TABLE, scenes=1, patches=True)
-    assert np.array_equal(again, rows) and patches.shape == (len(rows), PATCH, PATCH, len(DARK_CHANNELS))
+    assert np.array_equal(again, rows) and patches.shape == (
+        len(rows),
+        PATCH,
+        PATCH,
+        len(DARK_CHANNELS),
+    )
     assert set(truth) == {0, 1} and set(rules) <= {0, 1}
     # the outlines are among them, and the rules keep every candidate that is not one
     outline = rows[:, DARK_FEATURES.index("source")] == OUTLINE
@@ -106,8 +177,30 @@ def test_dark_rows_come_only_from_tables_where_a_paint_passes_for_shadow():
 def test_companion_train_grows_the_dark_judge(tmp_path, capsys):
     out = tmp_path / "dark.npz"
     # (the table after it has no paint that passes for shadow: nothing to check on)
-    assert main(["train", "--model", "dark", "--setups", "1", "--check", "1", "--seed", str(DARK_TABLE),
-                 "--trees", "3", "--depth", "4", "--workers", "1", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--model",
+                "dark",
+                "--setups",
+                "1",
+                "--check",
+                "1",
+                "--seed",
+                str(DARK_TABLE),
+                "--trees",
+                "3",
+                "--depth",
+                "4",
+                "--workers",
+                "1",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "rows from 1 tables" in text and "check (1 more tables): no rows to check on" in text
     forest = Forest.load(out)
@@ -116,6 +209,24 @@ def test_companion_train_grows_the_dark_judge(tmp_path, capsys):
 
 def test_companion_train_says_when_the_tables_give_nothing_to_learn(tmp_path, capsys):
     out = tmp_path / "dark.npz"
-    assert main(["train", "--model", "dark", "--setups", "1", "--check", "0", "--seed", str(PLAIN_TABLE),
-                 "--workers", "1", "--output", str(out)]) == 2
+    assert (
+        main(
+            [
+                "train",
+                "--model",
+                "dark",
+                "--setups",
+                "1",
+                "--check",
+                "0",
+                "--seed",
+                str(PLAIN_TABLE),
+                "--workers",
+                "1",
+                "--output",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "no rows to learn from" in capsys.readouterr().err and not out.exists()

@@ -41,6 +41,7 @@ camera is stopped), `fake_busy` (the camera is held by another process), `fake_s
 (the lens position, dioptres, where the tray is sharp; None: autofocus fails), `plug()`,
 `reset()`, `INSTANCES` (every Picamera2 made).
 """
+
 from __future__ import annotations
 
 import threading
@@ -48,25 +49,40 @@ import time
 
 import numpy as np
 
-IMX708 = {"Model": "imx708", "Location": 2, "Rotation": 180, "Id": "/base/soc/i2c0mux/i2c@1/imx708@1a"}
-IMX219 = {"Model": "imx219", "Location": 2, "Rotation": 180, "Id": "/base/soc/i2c0mux/i2c@1/imx219@10"}
+IMX708 = {
+    "Model": "imx708",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/soc/i2c0mux/i2c@1/imx708@1a",
+}
+IMX219 = {
+    "Model": "imx219",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/soc/i2c0mux/i2c@1/imx219@10",
+}
 CAMERAS: list[dict] = [dict(IMX708)]
-INSTANCES: list["Picamera2"] = []
+INSTANCES: list[Picamera2] = []
 fake_light = 1.0
 fake_fail_after: int | None = None
 fake_hang_after: int | None = None
 fake_busy = False
-fake_sharp_at: float | None = 2.5     # a tray 40 cm below the lens
+fake_sharp_at: float | None = 2.5  # a tray 40 cm below the lens
 
-_CONTROLS = {"AeEnable": (False, True, None), "AwbEnable": (False, True, None),
-             "ExposureTime": (75, 66666, None), "AnalogueGain": (1.0, 16.0, None),
-             "ColourGains": (0.0, 32.0, None), "FrameDurationLimits": (33333, 120000000, None)}
+_CONTROLS = {
+    "AeEnable": (False, True, None),
+    "AwbEnable": (False, True, None),
+    "ExposureTime": (75, 66666, None),
+    "AnalogueGain": (1.0, 16.0, None),
+    "ColourGains": (0.0, 32.0, None),
+    "FrameDurationLimits": (33333, 120000000, None),
+}
 _FOCUS_CONTROLS = {"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0), "LensPosition": (0.0, 15.0, 1.0)}
-AF_SCAN_FRAMES = 6          # frames an autofocus cycle takes
+AF_SCAN_FRAMES = 6  # frames an autofocus cycle takes
 
 _FORMATS = {"RGB888": 3, "BGR888": 3, "XBGR8888": 4, "XRGB8888": 4, "YUV420": None}
-TARGET_LEVEL = 100.0        # mean grey level the fake auto exposure aims for
-SCENE_RGB = (140, 70, 40)   # a reddish tray, in R, G, B
+TARGET_LEVEL = 100.0  # mean grey level the fake auto exposure aims for
+SCENE_RGB = (140, 70, 40)  # a reddish tray, in R, G, B
 
 
 def plug() -> None:
@@ -110,7 +126,11 @@ class Picamera2:
 
     @property
     def camera_controls(self) -> dict:
-        focuses = CAMERAS[self.camera_idx]["Model"] == "imx708" if self.camera_idx < len(CAMERAS) else False
+        focuses = (
+            CAMERAS[self.camera_idx]["Model"] == "imx708"
+            if self.camera_idx < len(CAMERAS)
+            else False
+        )
         return {**_CONTROLS, **(_FOCUS_CONTROLS if focuses else {})}
 
     @staticmethod
@@ -119,26 +139,69 @@ class Picamera2:
             return None
         for key in updates:
             if key not in ("format", "size"):
-                raise ValueError(f"Bad key {key!r}: valid stream configuration keys are ('format', 'size')")
+                raise ValueError(
+                    f"Bad key {key!r}: valid stream configuration keys are ('format', 'size')"
+                )
         return {**defaults, **updates}
 
     def _config(self, use_case, main, lores, raw, controls, buffer_count, main_defaults):
-        return {"use_case": use_case, "transform": None, "colour_space": None,
-                "buffer_count": buffer_count, "queue": True,
-                "main": self._stream(main_defaults, main),
-                "lores": self._stream({"format": "YUV420", "size": main_defaults["size"]}, lores),
-                "raw": self._stream({"format": "SRGGB10_CSI2P", "size": main_defaults["size"]}, raw),
-                "controls": dict(controls)}
+        return {
+            "use_case": use_case,
+            "transform": None,
+            "colour_space": None,
+            "buffer_count": buffer_count,
+            "queue": True,
+            "main": self._stream(main_defaults, main),
+            "lores": self._stream({"format": "YUV420", "size": main_defaults["size"]}, lores),
+            "raw": self._stream({"format": "SRGGB10_CSI2P", "size": main_defaults["size"]}, raw),
+            "controls": dict(controls),
+        }
 
-    def create_video_configuration(self, main={}, lores=None, raw={}, transform=None, colour_space=None,
-                                   buffer_count=6, controls={}, display="main", encode="main", queue=True):
-        return self._config("video", main, lores, raw, controls, buffer_count,
-                            {"format": "XBGR8888", "size": (1280, 720)})
+    def create_video_configuration(
+        self,
+        main={},
+        lores=None,
+        raw={},
+        transform=None,
+        colour_space=None,
+        buffer_count=6,
+        controls={},
+        display="main",
+        encode="main",
+        queue=True,
+    ):
+        return self._config(
+            "video",
+            main,
+            lores,
+            raw,
+            controls,
+            buffer_count,
+            {"format": "XBGR8888", "size": (1280, 720)},
+        )
 
-    def create_still_configuration(self, main={}, lores=None, raw={}, transform=None, colour_space=None,
-                                   buffer_count=1, controls={}, display=None, encode=None, queue=True):
-        return self._config("still", main, lores, raw, controls, buffer_count,
-                            {"format": "BGR888", "size": (4608, 2592)})
+    def create_still_configuration(
+        self,
+        main={},
+        lores=None,
+        raw={},
+        transform=None,
+        colour_space=None,
+        buffer_count=1,
+        controls={},
+        display=None,
+        encode=None,
+        queue=True,
+    ):
+        return self._config(
+            "still",
+            main,
+            lores,
+            raw,
+            controls,
+            buffer_count,
+            {"format": "BGR888", "size": (4608, 2592)},
+        )
 
     def configure(self, camera_config=None):
         main = camera_config["main"]
@@ -193,7 +256,7 @@ class Picamera2:
         for _ in range(AF_SCAN_FRAMES):
             self._next_frame()
         if fake_sharp_at is None:
-            self._lens = 0.0            # scanned to the far end and found nothing sharp
+            self._lens = 0.0  # scanned to the far end and found nothing sharp
             return False
         self._lens = fake_sharp_at
         return True
@@ -226,9 +289,14 @@ class Picamera2:
 
     def capture_metadata(self, wait=None):
         self._next_frame()
-        metadata = {"ExposureTime": self._exposure, "AnalogueGain": self._gain,
-                    "ColourGains": self._colour_gains, "FrameDuration": 66666,
-                    "SensorTimestamp": self.frames * 66_666_000, "Lux": 400.0 * fake_light}
+        metadata = {
+            "ExposureTime": self._exposure,
+            "AnalogueGain": self._gain,
+            "ColourGains": self._colour_gains,
+            "FrameDuration": 66666,
+            "SensorTimestamp": self.frames * 66_666_000,
+            "Lux": 400.0 * fake_light,
+        }
         if "LensPosition" in self.camera_controls:
             metadata["LensPosition"] = self._lens
         return metadata
@@ -239,8 +307,9 @@ class Picamera2:
         width, height = stream["size"]
         level = self._level()
         red, blue = self._colour_gains
-        r, g, b = (np.clip(np.array(SCENE_RGB) * level * np.array([red / 1.6, 1.0, blue / 2.1]), 0, 255)
-                   .astype(np.uint8))
+        r, g, b = np.clip(
+            np.array(SCENE_RGB) * level * np.array([red / 1.6, 1.0, blue / 2.1]), 0, 255
+        ).astype(np.uint8)
         channels = _FORMATS[stream["format"]]
         image = np.empty((height, width, channels), np.uint8)
         # "RGB888"/"XRGB8888" are B, G, R in memory; "BGR888"/"XBGR8888" are R, G, B.

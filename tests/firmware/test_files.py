@@ -1,4 +1,5 @@
 """Video files and image folders through open_source, on real files written here."""
+
 from __future__ import annotations
 
 import cv2
@@ -55,7 +56,7 @@ def test_video_file_loops(tmp_path):
     frames = [source.read() for _ in range(12)]
     assert [f.index for f in frames] == list(range(12))
     assert [abs(blue(f) - 10 * (i % 5)) <= 3 for i, f in enumerate(frames)] == [True] * 12
-    assert frames[11].timestamp > frames[4].timestamp   # time keeps running across the loop
+    assert frames[11].timestamp > frames[4].timestamp  # time keeps running across the loop
     source.close()
 
 
@@ -101,6 +102,7 @@ def test_vanished_image_is_a_lost_camera(tmp_path):
 
 def test_realtime_paces_frames(tmp_path):
     import time
+
     source = open_source(str(write_folder(tmp_path / "shots", 4)), fps=20, realtime=True)
     start = time.monotonic()
     list(source)
@@ -109,6 +111,7 @@ def test_realtime_paces_frames(tmp_path):
 
 def test_only_usb_video_devices_are_probed(tmp_path):
     from firmware.camera import usb_video_devices
+
     devices = tmp_path / "devices"
     usb = devices / "platform" / "xhci" / "usb1" / "1-1" / "1-1:1.0" / "video4linux"
     codec = devices / "platform" / "soc" / "bcm2835-codec" / "video4linux"

@@ -1,4 +1,5 @@
 """firmware/install-pi.sh: shellcheck, its dry run (touches nothing), and the unit it installs."""
+
 from __future__ import annotations
 
 import os
@@ -13,8 +14,13 @@ SCRIPT = ROOT / "firmware" / "install-pi.sh"
 
 
 def install(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        ["bash", str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_shellcheck_is_clean():
@@ -34,14 +40,22 @@ def test_dry_run_says_everything_and_touches_nothing(tmp_path):
     assert f"+ copy {ROOT} to {prefix}/src (without .git, .venv and caches)" in out
     assert f"+ {prefix}/venv/bin/pip install --quiet --upgrade {prefix}/src" in out
     assert "usermod -aG gpio tower" in out and "usermod -aG video tower" in out
-    assert f"+ install -d -m 0750 -o tower" in out and str(data) in out
-    for line in ("Type=notify", "WatchdogSec=30", "Restart=on-failure", "User=tower",
-                 "SupplementaryGroups=gpio video", f"WorkingDirectory={data}",
-                 f"ExecStart={prefix}/venv/bin/companion serve", f"ReadWritePaths={data}"):
+    assert "+ install -d -m 0750 -o tower" in out and str(data) in out
+    for line in (
+        "Type=notify",
+        "WatchdogSec=30",
+        "Restart=on-failure",
+        "User=tower",
+        "SupplementaryGroups=gpio video",
+        f"WorkingDirectory={data}",
+        f"ExecStart={prefix}/venv/bin/companion serve",
+        f"ReadWritePaths={data}",
+    ):
         assert f"    | {line}\n" in out
     for package in ("python3-picamera2", "python3-lgpio", "espeak-ng"):
-        installed = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
-                                   capture_output=True, text=True).stdout
+        installed = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True
+        ).stdout
         if "install ok installed" not in installed:
             assert package in out.split("apt-get install -y", 1)[1].splitlines()[0]
     assert "+ systemctl enable tower-companion" in out
@@ -68,20 +82,27 @@ def test_unit_passes_systemd_analyze_verify(tmp_path):
     prefix = tmp_path / "opt"
     (prefix / "venv" / "bin").mkdir(parents=True)
     (prefix / "venv" / "bin" / "companion").symlink_to(ROOT / ".venv" / "bin" / "companion")
-    result = install("--print-unit", "--user", "tower", "--prefix", str(prefix), "--data", str(tmp_path))
+    result = install(
+        "--print-unit", "--user", "tower", "--prefix", str(prefix), "--data", str(tmp_path)
+    )
     assert result.returncode == 0 and "@" not in result.stdout.split("[Unit]", 1)[1]
     unit = tmp_path / "tower-companion.service"
     unit.write_text(result.stdout)
-    verify = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
+    verify = subprocess.run(
+        ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True
+    )
     assert verify.returncode == 0, verify.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--user", "root", "--dry-run"], "must run as a normal user, not root"),
-    (["--frobnicate"], "unknown option --frobnicate"),
-    (["--data", "relative/dir", "--user", "tower", "--dry-run"], "must be absolute paths"),
-    (["--user"], "--user needs a name"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--user", "root", "--dry-run"], "must run as a normal user, not root"),
+        (["--frobnicate"], "unknown option --frobnicate"),
+        (["--data", "relative/dir", "--user", "tower", "--dry-run"], "must be absolute paths"),
+        (["--user"], "--user needs a name"),
+    ],
+)
 def test_bad_options(args, message):
     result = install(*args)
     assert result.returncode == 2

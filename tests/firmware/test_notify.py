@@ -1,4 +1,5 @@
 """sd_notify over a real unix datagram socket, as systemd listens for it."""
+
 from __future__ import annotations
 
 import os
@@ -55,5 +56,5 @@ def test_watchdog_interval(monkeypatch):
     monkeypatch.setenv("WATCHDOG_USEC", "30000000")
     monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
     assert notify.watchdog_interval() == 15.0
-    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid() + 1))   # meant for another process
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid() + 1))  # meant for another process
     assert notify.watchdog_interval() is None

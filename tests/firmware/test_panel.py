@@ -1,4 +1,5 @@
 """The panel on gpiozero's own MockFactory: pins, presses, LEDs."""
+
 from __future__ import annotations
 
 import time
@@ -28,13 +29,16 @@ def test_default_pins_are_valid():
     assert validate_pins(PINS) == PINS
 
 
-@pytest.mark.parametrize("pins, message", [
-    ({**PINS, "button_arm": 5}, "BCM 5 is given to led_ready and button_arm"),
-    ({**PINS, "led_held": 28}, "led_held: BCM 28 is not a GPIO on the 40-pin header"),
-    ({**PINS, "led_held": 1}, "led_held: BCM 1 is not a GPIO"),
-    ({**PINS, "led_blue": 4}, "unknown role 'led_blue'"),
-    ({**PINS, "button_next": "23"}, "button_next: '23' is not a BCM pin number"),
-])
+@pytest.mark.parametrize(
+    "pins, message",
+    [
+        ({**PINS, "button_arm": 5}, "BCM 5 is given to led_ready and button_arm"),
+        ({**PINS, "led_held": 28}, "led_held: BCM 28 is not a GPIO on the 40-pin header"),
+        ({**PINS, "led_held": 1}, "led_held: BCM 1 is not a GPIO"),
+        ({**PINS, "led_blue": 4}, "unknown role 'led_blue'"),
+        ({**PINS, "button_next": "23"}, "button_next: '23' is not a BCM pin number"),
+    ],
+)
 def test_bad_pins_are_named(pins, message):
     with pytest.raises(FirmwareError, match=message):
         validate_pins(pins)
@@ -47,7 +51,9 @@ def test_all_problems_in_one_line():
         validate_pins({**PINS, "led_held": 40, "button_arm": 6, "button_next": 6})
     text = str(error.value)
     assert "\n" not in text
-    assert "BCM 40" in text and "BCM 6 is given to led_counting and button_arm and button_next" in text
+    assert (
+        "BCM 40" in text and "BCM 6 is given to led_counting and button_arm and button_next" in text
+    )
 
 
 def test_real_pin_drives_a_short_press_to_the_callback(panel):
@@ -70,10 +76,10 @@ def test_holding_gives_the_long_press_once(panel):
     start = time.monotonic()
     pin.drive_low()
     wait_for(lambda: panel.events)
-    assert time.monotonic() - start >= 0.2        # not before the hold time
-    assert panel.events == [("recount", True)]    # fired while still held, before release
+    assert time.monotonic() - start >= 0.2  # not before the hold time
+    assert panel.events == [("recount", True)]  # fired while still held, before release
     pin.drive_high()
-    assert panel.events == [("recount", True)]    # releasing adds no short press
+    assert panel.events == [("recount", True)]  # releasing adds no short press
     assert panel.commands == ["undo"]
 
 
@@ -100,8 +106,14 @@ def test_a_failing_callback_does_not_break_the_panel(panel, caplog):
 def test_leds_follow_the_phase_and_outcome(panel):
     leds = {name: panel.factory.pin(PINS[f"led_{name}"]) for name in LEDS}
     panel.show_phase("idle")
-    assert panel.leds() == {"ready": True, "counting": False, "attention": False,
-                            "attacker_won": False, "held": False, "devastated": False}
+    assert panel.leds() == {
+        "ready": True,
+        "counting": False,
+        "attention": False,
+        "attacker_won": False,
+        "held": False,
+        "devastated": False,
+    }
     assert leds["ready"].state is True
     panel.show_phase("result")
     panel.show_outcome("held")
@@ -121,7 +133,7 @@ def intervals(pin, changes):
     with the time since the previous one; the first is partial and skipped)."""
     pin.clear_states()
     wait_for(lambda: len(pin.states) > changes)
-    return [state.timestamp for state in pin.states[2:changes + 1]]
+    return [state.timestamp for state in pin.states[2 : changes + 1]]
 
 
 def test_blink_patterns_toggle_the_pin(panel):
@@ -129,14 +141,20 @@ def test_blink_patterns_toggle_the_pin(panel):
     panel.show_phase("camera_lost")
     assert panel.led_modes()["attention"] == "fast"
     fast = intervals(attention, 4)
-    assert all(0.05 <= t < 0.3 for t in fast)          # 0.1 s on, 0.1 s off
+    assert all(0.05 <= t < 0.3 for t in fast)  # 0.1 s on, 0.1 s off
     panel.show_phase("attention")
     assert panel.led_modes()["attention"] == "blink"
     slow = intervals(attention, 3)
-    assert all(0.4 <= t < 0.9 for t in slow)           # 0.5 s on, 0.5 s off
+    assert all(0.4 <= t < 0.9 for t in slow)  # 0.5 s on, 0.5 s off
     panel.show_phase("idle")
-    assert panel.led_modes() == {"ready": "on", "counting": "off", "attention": "off",
-                                 "attacker_won": "off", "held": "off", "devastated": "off"}
+    assert panel.led_modes() == {
+        "ready": "on",
+        "counting": "off",
+        "attention": "off",
+        "attacker_won": "off",
+        "held": "off",
+        "devastated": "off",
+    }
     assert attention.state is False
 
 

@@ -1,4 +1,5 @@
 """The scene generator: set-ups, layouts and frames, and the truth they carry."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,7 +9,14 @@ import numpy as np
 import pytest
 
 from firmware.errors import FirmwareError
-from firmware.scene import DEFAULT_COLOURS, DEFAULT_PAINTS, drift_light, layout, random_setup, render
+from firmware.scene import (
+    DEFAULT_COLOURS,
+    DEFAULT_PAINTS,
+    drift_light,
+    layout,
+    random_setup,
+    render,
+)
 
 COUNTS = {"red": 4, "blue": 3, "yellow": 3, "purple": 2, "black": 3, "green": 3}
 
@@ -58,8 +66,10 @@ def test_truth_counts_equal_the_poses_and_each_cube_is_in_view(kind):
 
 def _hsv(image, point):
     x, y = (int(round(v)) for v in point)
-    patch = image[y - 1:y + 2, x - 1:x + 2].reshape(-1, 1, 3)
-    return cv2.cvtColor(np.median(patch, axis=0).astype(np.uint8)[None], cv2.COLOR_BGR2HSV)[0, 0].astype(int)
+    patch = image[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 1, 3)
+    return cv2.cvtColor(np.median(patch, axis=0).astype(np.uint8)[None], cv2.COLOR_BGR2HSV)[
+        0, 0
+    ].astype(int)
 
 
 @pytest.mark.parametrize("seed,kind", [(3, "scattered"), (4, "touching"), (5, "piles")])
@@ -68,7 +78,9 @@ def test_each_cube_centre_shows_its_own_paint(seed, kind):
     # hue comes from the paint, so a centre off its cube or on the wrong cube shows.
     rng = np.random.default_rng(seed)
     setup = random_setup(rng)
-    setup = replace(setup, white_balance=setup.light.kelvin, tray=replace(setup.tray, floor=(0.11, 0.11, 0.11)))
+    setup = replace(
+        setup, white_balance=setup.light.kelvin, tray=replace(setup.tray, floor=(0.11, 0.11, 0.11))
+    )
     scene = render(setup, layout(setup, COUNTS, kind, rng), rng)
     hues = {}
     for name in COUNTS:
@@ -90,7 +102,9 @@ def test_clicks_name_each_colour_present_on_its_own_cubes():
     for colour, points in scene.clicks.items():
         assert 1 <= len(points) <= 3
         for point in points:
-            nearest = min(scene.cubes, key=lambda c: np.hypot(c.centre[0] - point[0], c.centre[1] - point[1]))
+            nearest = min(
+                scene.cubes, key=lambda c: np.hypot(c.centre[0] - point[0], c.centre[1] - point[1])
+            )
             assert nearest.colour == colour
 
 
@@ -100,7 +114,7 @@ def test_the_bare_floor_is_inside_the_tray_and_a_few_cubes_from_any(seed):
     x, y = scene.bare_floor()
     assert cv2.pointPolygonTest(scene.corners.astype(np.float32), (x, y), True) >= 30
     gap = min(np.hypot(c.centre[0] - x, c.centre[1] - y) for c in scene.cubes)
-    px_per_mm = np.ptp(scene.corners[:, 0]) / setup.tray.width   # (roughly: the view is tilted)
+    px_per_mm = np.ptp(scene.corners[:, 0]) / setup.tray.width  # (roughly: the view is tilted)
     assert gap > 3 * setup.cube_size * px_per_mm
 
 
@@ -127,7 +141,11 @@ def test_piles_hold_cubes_resting_on_others():
     top = [p for p in poses if p.level == 2]
     assert top
     for p in top:
-        below = [q for q in poses if q.level == 1 and np.hypot(q.x - p.x, q.y - p.y) < 0.5 * (p.size + q.size)]
+        below = [
+            q
+            for q in poses
+            if q.level == 1 and np.hypot(q.x - p.x, q.y - p.y) < 0.5 * (p.size + q.size)
+        ]
         assert below, "a cube on a pile rests on a floor cube"
         assert p.z == pytest.approx(max(q.z + q.size / 2 for q in below) + p.size / 2, abs=0.01)
 
@@ -139,7 +157,10 @@ def test_leaning_cubes_stand_on_an_edge_against_a_neighbour():
         setup = random_setup(rng)
         poses = layout(setup, COUNTS, "piles", rng)
         for p in (p for p in poses if p.leaning):
-            corners = np.array([[x, y, z] for x in (-.5, .5) for y in (-.5, .5) for z in (-.5, .5)]) * p.size
+            corners = (
+                np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+                * p.size
+            )
             world = corners @ p.rotation().T + [p.x, p.y, p.z]
             assert world[:, 2].min() == pytest.approx(0, abs=1e-6), "an edge on the floor"
             assert 10 < abs(p.roll) + abs(p.pitch) < 35
@@ -154,21 +175,31 @@ def test_drifted_light_changes_the_floor_colour_but_not_the_geometry():
     setup = random_setup(rng)
     poses = layout(setup, {"red": 2}, "scattered", rng)
     drifted = drift_light(setup, rng)
-    a, b = render(setup, poses, np.random.default_rng(0)), render(drifted, poses, np.random.default_rng(0))
+    a, b = (
+        render(setup, poses, np.random.default_rng(0)),
+        render(drifted, poses, np.random.default_rng(0)),
+    )
     assert np.allclose(a.corners, b.corners)
     assert [c.centre for c in a.cubes] == [c.centre for c in b.cubes]
     mask = np.zeros(a.image.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, a.corners.astype(np.int32), 1)
     ma, mb = (np.array(cv2.mean(s.image, mask)[:3]) for s in (a, b))
     assert np.abs(ma - mb).max() > 6, (ma, mb)
-    assert drifted.camera == setup.camera and drifted.tray == setup.tray and drifted.paints == setup.paints
+    assert (
+        drifted.camera == setup.camera
+        and drifted.tray == setup.tray
+        and drifted.paints == setup.paints
+    )
 
 
 def test_loose_cubes_on_the_table_show_outside_the_floor_and_are_not_counted():
     rng = np.random.default_rng(31)
     setup = random_setup(rng)
     poses = layout(setup, {"red": 2}, "scattered", rng)
-    bare, busy = (render(replace(setup, table_cubes=n, cards=0), poses, np.random.default_rng(1)) for n in (0, 6))
+    bare, busy = (
+        render(replace(setup, table_cubes=n, cards=0), poses, np.random.default_rng(1))
+        for n in (0, 6)
+    )
     assert busy.counts == bare.counts == {"red": 2}
     floor = np.zeros(bare.image.shape[:2], np.uint8)
     cv2.fillConvexPoly(floor, bare.corners.astype(np.int32), 1)
@@ -179,7 +210,9 @@ def test_loose_cubes_on_the_table_show_outside_the_floor_and_are_not_counted():
 
 def test_any_colour_name_with_a_paint_and_clear_errors_otherwise():
     rng = np.random.default_rng(1)
-    setup = random_setup(rng, colours=("red", "teal"), paints={"teal": {"albedo": (0.02, 0.2, 0.2)}})
+    setup = random_setup(
+        rng, colours=("red", "teal"), paints={"teal": {"albedo": (0.02, 0.2, 0.2)}}
+    )
     scene = render(setup, layout(setup, {"teal": 2, "red": 1}, "touching", rng), rng)
     assert scene.counts == {"red": 1, "teal": 2}
     with pytest.raises(FirmwareError, match="'teal'"):

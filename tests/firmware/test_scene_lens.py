@@ -1,4 +1,5 @@
 """A real camera's lens applied to rendered scenes (firmware.scene.Lens)."""
+
 from __future__ import annotations
 
 import cv2
@@ -47,6 +48,17 @@ def test_a_scene_through_a_lens_keeps_its_truth_with_it():
         assert after.colour == before.colour
         # each cube's truth centre moved with the picture: its paint is still there
         x, y = map(int, np.round(after.centre))
-        assert np.abs(seen.image[y, x].astype(int) - scene.image[int(before.centre[1]), int(before.centre[0])]).max() < 60
-    assert (np.linalg.norm(seen.corners - [320, 240], axis=1) < np.linalg.norm(scene.corners - [320, 240], axis=1)).all()
-    assert {c: len(p) for c, p in seen.clicks.items()} == {c: len(p) for c, p in scene.clicks.items()}
+        assert (
+            np.abs(
+                seen.image[y, x].astype(int)
+                - scene.image[int(before.centre[1]), int(before.centre[0])]
+            ).max()
+            < 60
+        )
+    assert (
+        np.linalg.norm(seen.corners - [320, 240], axis=1)
+        < np.linalg.norm(scene.corners - [320, 240], axis=1)
+    ).all()
+    assert {c: len(p) for c, p in seen.clicks.items()} == {
+        c: len(p) for c, p in scene.clicks.items()
+    }

@@ -1,4 +1,5 @@
 """Drop videos: motion flags and per-frame truth."""
+
 from __future__ import annotations
 
 import cv2
@@ -21,7 +22,9 @@ def throw():
     setup = random_setup(rng)
     before = layout(setup, {"red": 2, "blue": 1}, "scattered", rng)
     thrown = {"red": 2, "black": 2, "green": 1}
-    frames = drop_video(setup, before, thrown, rng, fps=15, size=(320, 240), hand=False, trickle=True)
+    frames = drop_video(
+        setup, before, thrown, rng, fps=15, size=(320, 240), hand=False, trickle=True
+    )
     return before, thrown, frames
 
 
@@ -55,7 +58,9 @@ def test_moving_is_exactly_when_the_picture_changes(seed):
     # frame up to noise and flicker; moving ones (a cube or the hand, or its shadow) do not.
     rng = np.random.default_rng(seed)
     setup = random_setup(rng)
-    frames = drop_video(setup, [], {"yellow": 2, "red": 1}, rng, size=(320, 240), hand=True, trickle=False)
+    frames = drop_video(
+        setup, [], {"yellow": 2, "red": 1}, rng, size=(320, 240), hand=True, trickle=False
+    )
     assert frames[-1].counts == {"red": 1, "yellow": 2} and not frames[-1].moving
 
     def smooth(image):
@@ -81,6 +86,7 @@ def test_same_seed_same_video():
         rng = np.random.default_rng(17)
         setup = random_setup(rng)
         return drop_video(setup, [], {"purple": 1}, rng, size=(160, 120))
+
     a, b = make(), make()
     assert len(a) == len(b)
     assert all(np.array_equal(x.image, y.image) and x.moving == y.moving for x, y in zip(a, b))

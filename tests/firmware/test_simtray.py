@@ -1,4 +1,5 @@
 """The simulated tray: drops in real rendered frames, counted by the real counter."""
+
 from __future__ import annotations
 
 import logging
@@ -37,7 +38,11 @@ def test_drops_are_counted_by_the_vision_counter():
     counter = make_counter(profile, frame.size)
     detector = SettleDetector()
     assert settle_and_count(tray, counter, detector) == {}
-    throws = [{"red": 3, "blue": 2, "green": 1}, {"yellow": 2, "purple": 2, "black": 1}, {"red": 4, "blue": 4}]
+    throws = [
+        {"red": 3, "blue": 2, "green": 1},
+        {"yellow": 2, "purple": 2, "black": 1},
+        {"red": 4, "blue": 4},
+    ]
     for thrown in throws:
         tray.drop(thrown)
         truth = tray.contents()
@@ -67,7 +72,7 @@ def test_remove_and_clear():
     assert tray.contents() == {"blue": 1, "red": 1}
     with pytest.raises(FirmwareError, match=r"cannot remove 3 blue \(the tray holds 1\)"):
         tray.remove({"blue": 3})
-    assert tray.contents() == {"blue": 1, "red": 1}      # a refused removal changes nothing
+    assert tray.contents() == {"blue": 1, "red": 1}  # a refused removal changes nothing
     tray.clear()
     assert tray.contents() == {}
 
@@ -108,6 +113,6 @@ def test_sim_source_says_so(caplog):
     assert "simulated tray: no camera" in caplog.text
     caplog.clear()
     with caplog.at_level(logging.INFO):
-        auto = open_source("auto", 160, 120, 10, seed=3)    # no Pi camera and no USB camera here
+        auto = open_source("auto", 160, 120, 10, seed=3)  # no Pi camera and no USB camera here
     assert auto.name == "sim"
     assert "no Pi camera and no USB camera found; using the simulated tray" in caplog.text

@@ -3,9 +3,10 @@
 Tests use set-up seeds below 1000; the benchmark (`companion bench vision`) uses 910000 and
 up, so it always judges the counter on tables the tests never saw.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from calibration import build_profile, make_counter
 from firmware.scene import layout, random_setup, render
 
 
-@lru_cache(maxsize=None)
+@cache
 def calibrated(seed: int, colours: tuple[str, ...] | None = None):
     """(setup, profile, report) for a set-up, calibrated on one scattered frame by its clicks."""
     rng = np.random.default_rng(seed)
@@ -34,5 +35,6 @@ def counter_for(seed: int, size=(640, 480)):
 
 
 def exact(result, truth: dict) -> bool:
-    return {c: n for c, n in result.counts.items() if n} == {c: n for c, n in truth.items() if n} \
-        and result.unknown == 0
+    return {c: n for c, n in result.counts.items() if n} == {
+        c: n for c, n in truth.items() if n
+    } and result.unknown == 0

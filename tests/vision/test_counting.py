@@ -1,4 +1,5 @@
 """Counting generated tray scenes after calibrating on one frame, as a user would."""
+
 import numpy as np
 import pytest
 
@@ -25,7 +26,9 @@ def test_scattered_cubes_are_counted_exactly(seed):
         result = counter.count(s.image)
         assert exact(result, s.counts), (result.counts, result.unknown, s.counts)
         assert len(result.cubes) == sum(s.counts.values())
-        assert result.sure and len(result.doubts) == 0, result.confidence   # lone cubes in the open leave no doubt
+        assert result.sure and len(result.doubts) == 0, (
+            result.confidence
+        )  # lone cubes in the open leave no doubt
 
 
 @pytest.mark.parametrize("seed", [3, 12, 19, 23])
@@ -57,10 +60,14 @@ def test_a_small_pile_is_split():
 # count forest and net were grown with battle trays and the net's edge channel (2 December)
 # it is sure of its wrong count of (12, 3) (0.90; before, it doubted it and was sure of a
 # wrong (12, 0)): about 1% of generated scenes are sure and wrong.
-SURE_AND_WRONG = pytest.mark.xfail(strict=True, reason="the counter is sure of a count one cube short here")
+SURE_AND_WRONG = pytest.mark.xfail(
+    strict=True, reason="the counter is sure of a count one cube short here"
+)
 
 
-@pytest.mark.parametrize("seed, j", [(12, 0), pytest.param(12, 3, marks=SURE_AND_WRONG), (12, 10), (13, 0), (19, 0)])
+@pytest.mark.parametrize(
+    "seed, j", [(12, 0), pytest.param(12, 3, marks=SURE_AND_WRONG), (12, 10), (13, 0), (19, 0)]
+)
 def test_a_pile_miscounted_is_not_claimed_sure_and_the_place_to_check_is_shown(seed, j):
     setup, counter = counter_for(seed)
     s = scene(setup, _counts(setup, 3000 + 10 * seed + j), "piles", 300 + 10 * seed + j)
@@ -71,15 +78,18 @@ def test_a_pile_miscounted_is_not_claimed_sure_and_the_place_to_check_is_shown(s
         assert len(result.doubts) == 0
         return
     if exact(result, s.counts):
-        return    # right but doubted: there is no wrong cube to point at
+        return  # right but doubted: there is no wrong cube to point at
     # A square to check lies on a cube of a colour the counter got wrong, and is drawn.
     wrong = {c for c in s.counts if result.counts.get(c, 0) != s.counts[c]}
     cubes = np.array([c.centre for c in s.cubes if c.colour in wrong])
     edge = np.linalg.norm(result.cubes[0].outline[1] - result.cubes[0].outline[0])
     centres = np.array(result.to_dict()["doubts"])
-    assert len(centres) and min(np.hypot(*(cubes - d).T).min() for d in centres) < edge, (centres, cubes)
+    assert len(centres) and min(np.hypot(*(cubes - d).T).min() for d in centres) < edge, (
+        centres,
+        cubes,
+    )
     x, y = np.int32(np.round(result.doubts[0][0]))
-    assert (annotate(s.image, result)[y - 1:y + 2, x - 1:x + 2] == UNSURE).all(axis=2).any()
+    assert (annotate(s.image, result)[y - 1 : y + 2, x - 1 : x + 2] == UNSURE).all(axis=2).any()
 
 
 @pytest.mark.parametrize("seed", [12, 13])
@@ -96,8 +106,11 @@ def test_light_drifted_after_calibration(seed):
 def test_a_colour_not_calibrated_is_unknown_not_forced():
     rng = np.random.default_rng(21)
     from firmware.scene import random_setup
+
     setup = random_setup(rng, ("red", "blue", "yellow", "green", "white"))
-    calib = render(setup, layout(setup, {"red": 2, "blue": 2, "green": 2, "yellow": 1}, "scattered", rng), rng)
+    calib = render(
+        setup, layout(setup, {"red": 2, "blue": 2, "green": 2, "yellow": 1}, "scattered", rng), rng
+    )
     profile, _ = build_profile(calib.image, calib.corners, {k: v for k, v in calib.clicks.items()})
     assert "white" not in profile.colours
     counter = make_counter(profile, (640, 480))
@@ -127,7 +140,7 @@ def test_a_paint_the_colour_model_takes_for_the_floor_is_counted_by_its_outlines
     setup, counter = counter_for(37)
     black = counter.model.names.index("black") + 1
     shades = counter.model.labels_of(counter.model.colour_protos["black"])
-    assert np.count_nonzero(shades != black) >= len(shades) / 2   # half its shades pass for floor
+    assert np.count_nonzero(shades != black) >= len(shades) / 2  # half its shades pass for floor
     assert black in counter.dark_colours
     s = scene(setup, {"black": 3, "red": 1, "yellow": 1, "blue": 1}, "scattered", seed)
     result = counter.count(s.image)
@@ -156,11 +169,14 @@ def test_per_cube_results_and_annotation():
     assert 0 < result.confidence <= 1 and result.ms > 0
     out = annotate(s.image, result)
     assert out.shape == s.image.shape and (out != s.image).any()
-    assert (s.image == scene(setup, {"red": 1, "blue": 2}, "scattered", 7).image).all()  # input untouched
+    assert (
+        s.image == scene(setup, {"red": 1, "blue": 2}, "scattered", 7).image
+    ).all()  # input untouched
 
 
 def test_wrong_frame_size_is_a_clear_error():
     from vision.errors import VisionError
+
     _, counter = counter_for(19)
     with pytest.raises(VisionError, match="counter was made for 640x480"):
         counter.count(np.zeros((960, 1280, 3), np.uint8))
@@ -182,7 +198,9 @@ def test_a_lit_top_against_a_wall_beside_its_shadow_is_not_lifted_into_floor():
     size = setup.cube_size
     rng = np.random.default_rng(7045)
     wall = CubePose("red", -(setup.tray.width / 2 - size / 2 - 0.2), 0.0, size / 2, size=size)
-    shown = render(setup, [wall] + layout(setup, {"red": 1, "blue": 1}, "scattered", rng, existing=[wall]), rng)
+    shown = render(
+        setup, [wall] + layout(setup, {"red": 1, "blue": 1}, "scattered", rng, existing=[wall]), rng
+    )
     assert exact(counter.count(shown.image), shown.counts)
 
 

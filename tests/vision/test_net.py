@@ -1,4 +1,5 @@
 """The count net (vision.net): its patches, its answers with the forest, its file, its gradient."""
+
 import numpy as np
 import pytest
 
@@ -18,8 +19,10 @@ def _cube(sides: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     coarse = np.zeros((80, 80), np.uint8)
     x, y = 34, 34
     dx, dy = sides
-    coarse[y + min(dy, 0):y + EDGE + max(dy, 0), x + min(dx, 0):x + EDGE + max(dx, 0)] = N_COLOURS + 1
-    coarse[y:y + EDGE, x:x + EDGE] = 1
+    coarse[y + min(dy, 0) : y + EDGE + max(dy, 0), x + min(dx, 0) : x + EDGE + max(dx, 0)] = (
+        N_COLOURS + 1
+    )
+    coarse[y : y + EDGE, x : x + EDGE] = 1
     return coarse, coarse > 0
 
 
@@ -60,8 +63,9 @@ def test_a_patch_sees_other_colours_and_the_light():
 
 def _rows(n, seed):
     rng = np.random.default_rng(seed)
-    return rng.uniform(0, 1, (n, len(FEATURES))), rng.integers(0, 256, (n, PATCH, PATCH, len(PATCH_CHANNELS)),
-                                                                dtype=np.uint8)
+    return rng.uniform(0, 1, (n, len(FEATURES))), rng.integers(
+        0, 256, (n, PATCH, PATCH, len(PATCH_CHANNELS)), dtype=np.uint8
+    )
 
 
 def test_a_convolution_and_a_pool_are_what_they_say():
@@ -74,7 +78,9 @@ def test_a_convolution_and_a_pool_are_what_they_say():
     # neighbour's channels in turn, times the weights
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     kernel = w.reshape(3, 3, 3, 4)
-    want = b + sum(padded[:, i:i + 6, j:j + 8] @ kernel[i, j] for i in range(3) for j in range(3))
+    want = b + sum(
+        padded[:, i : i + 6, j : j + 8] @ kernel[i, j] for i in range(3) for j in range(3)
+    )
     np.testing.assert_allclose(got, want, rtol=1e-12)
     pooled, where = pool(x, trace=True)
     np.testing.assert_array_equal(pooled, x.reshape(2, 3, 2, 4, 2, 3).max(axis=(2, 4)))
@@ -103,28 +109,38 @@ def test_the_gradient_is_the_slope_of_the_loss():
 
 def test_a_net_learns_where_a_patch_is_lit_and_keeps_it_when_saved(tmp_path):
     rows, patches = _rows(400, 4)
-    truth = (patches[:, :PATCH // 2, :, 4].mean(axis=(1, 2)) > patches[:, PATCH // 2:, :, 4].mean(axis=(1, 2)))
+    truth = patches[:, : PATCH // 2, :, 4].mean(axis=(1, 2)) > patches[:, PATCH // 2 :, :, 4].mean(
+        axis=(1, 2)
+    )
     # a pattern the rows do not hold: the upper half of the light channel brighter
     patches[..., 4] = 0
-    patches[truth.nonzero()[0], :PATCH // 2, :, 4] = 200
-    patches[(~truth).nonzero()[0], PATCH // 2:, :, 4] = 200
-    net = grow_net(patches[:300], rows[:300], truth[:300].astype(int), 2, epochs=3, log=lambda _: None)
+    patches[truth.nonzero()[0], : PATCH // 2, :, 4] = 200
+    patches[(~truth).nonzero()[0], PATCH // 2 :, :, 4] = 200
+    net = grow_net(
+        patches[:300], rows[:300], truth[:300].astype(int), 2, epochs=3, log=lambda _: None
+    )
     assert np.mean(net.proba(patches[300:], rows[300:]).argmax(axis=1) == truth[300:]) > 0.95
     net.save(tmp_path / "net.npz")
-    assert np.array_equal(Net.load(tmp_path / "net.npz").proba(patches, rows), net.proba(patches, rows))
+    assert np.array_equal(
+        Net.load(tmp_path / "net.npz").proba(patches, rows), net.proba(patches, rows)
+    )
     with pytest.raises(VisionError, match=f"a row of {len(FEATURES)} numbers"):
         net.proba(patches, rows[:, :3])
     with pytest.raises(VisionError, match=f"a {PATCH}x{PATCH}x{len(PATCH_CHANNELS)} patch"):
         net.proba(patches[..., :4], rows)
     # a net of other patches keeps its channels when saved
-    three = grow_net(patches[:50, ..., :3], rows[:50], truth[:50].astype(int), 2, epochs=1, log=lambda _: None)
+    three = grow_net(
+        patches[:50, ..., :3], rows[:50], truth[:50].astype(int), 2, epochs=1, log=lambda _: None
+    )
     three.save(tmp_path / "three.npz")
     assert Net.load(tmp_path / "three.npz").channels == 3
 
 
 def test_a_broken_net_file_is_named(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a net")
-    with pytest.raises(VisionError, match=r"bad.npz is not a saved net: grow it again with .*--model net`"):
+    with pytest.raises(
+        VisionError, match=r"bad.npz is not a saved net: grow it again with .*--model net`"
+    ):
         shipped(tmp_path / "bad.npz", FEATURES, "net", Net.load)
     net = Net.random(4, 3)
     np.savez(tmp_path / "cut.npz", **{k: v for k, v in net.p.items() if k != "wh"})
@@ -151,7 +167,9 @@ def test_the_net_decides_with_the_forest_where_the_forest_is_unsure():
     assert np.array_equal(found, shares.argmax(axis=1)) and np.allclose(share, shares.max(axis=1))
     # without patches the forest decides alone
     found, share = decide(forest, net, rows)
-    assert np.array_equal(found, forest.predict(rows)[0]) and np.allclose(share, forest.predict(rows)[1])
+    assert np.array_equal(found, forest.predict(rows)[0]) and np.allclose(
+        share, forest.predict(rows)[1]
+    )
 
 
 def test_a_lean_takes_the_higher_count_only_when_its_share_comes_close():

@@ -1,5 +1,6 @@
 """Settle detection on hand-made frame sequences of a generated table (drop videos are in
 test_settle_video.py): flicker, noise and JPEG are not motion; trickles and hands."""
+
 import cv2
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ RED = ("red", -40.0, 10.0)
 
 def test_one_event_per_settled_state_and_none_while_moving():
     frames = [frame([RED], i) for i in range(8)]
-    frames += [frame([RED, ("blue", 40.0, -60 + 12 * i)], 10 + i) for i in range(6)]   # sliding in
+    frames += [frame([RED, ("blue", 40.0, -60 + 12 * i)], 10 + i) for i in range(6)]  # sliding in
     frames += [frame([RED, ("blue", 40.0, 12.0)], 20 + i) for i in range(12)]
     events = feed(frames)
     assert len(events) == 2

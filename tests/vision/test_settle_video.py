@@ -1,4 +1,5 @@
 """Settle detection and settled counts on generated drop videos (15 fps)."""
+
 import numpy as np
 import pytest
 
@@ -14,7 +15,9 @@ def run(seed, setup_seed, **kw):
     before = layout(setup, {"red": 1, "blue": 1}, "scattered", rng)
     video = drop_video(setup, before, {"yellow": 2, "green": 1, "purple": 1}, rng, fps=15, **kw)
     watcher = Watcher(lambda size: make_counter(profile, size))
-    events = [(i, s) for i, f in enumerate(video) if (s := watcher.feed(f.image, f.time, i)) is not None]
+    events = [
+        (i, s) for i, f in enumerate(video) if (s := watcher.feed(f.image, f.time, i)) is not None
+    ]
     return video, events
 
 

@@ -1,5 +1,6 @@
 """Fixtures for the web pages: an app per test, on loopback or on the network, and a client
 that carries the page's CSRF token the way the pages' scripts do."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,10 +30,12 @@ def config(tmp_path):
 @pytest.fixture
 def make_app(config):
     """make_app(host=..., service=...) -> Flask app with the pages; loopback by default."""
+
     def make(host: str = "127.0.0.1", service=None, **test_config):
         app = create_app(service, config, host=host, test_config={"TESTING": True, **test_config})
         app.extensions[EXTENSION].limiter.clock = FakeClock()
         return app
+
     return make
 
 

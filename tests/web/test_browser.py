@@ -3,6 +3,7 @@ waitress, the simulated tray), driven like a person: clicks, taps on the picture
 
 Screenshots of every page at phone and laptop widths go to test-artifacts/screenshots/.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,14 @@ from companion.benchmarks.service import DEMO_CONFIG, ServerProcess, free_port
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
@@ -31,6 +38,7 @@ def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is not installed (apt install chromium) : browser tests need it")
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
@@ -72,8 +80,12 @@ class Watched:
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         # A 4xx answer the page shows as a message is expected; a 5xx or a script error is not.
-        self.page.on("console", lambda m: m.type == "error" and "status of 4" not in m.text
-                     and self.errors.append(m.text))
+        self.page.on(
+            "console",
+            lambda m: (
+                m.type == "error" and "status of 4" not in m.text and self.errors.append(m.text)
+            ),
+        )
         self.page.set_default_timeout(15000)
 
     def goto(self, path: str):
@@ -87,11 +99,14 @@ class Watched:
         # From the top, so the sticky header sits where a person sees it.
         self.page.evaluate("window.scrollTo(0, 0)")
         width = self.page.viewport_size["width"]
-        self.page.screenshot(path=str(SHOTS / f"{name}-{'phone' if width < 600 else 'laptop'}.png"),
-                             full_page=True)
+        self.page.screenshot(
+            path=str(SHOTS / f"{name}-{'phone' if width < 600 else 'laptop'}.png"), full_page=True
+        )
 
     def check(self):
-        outside = [u for u in self.requests if not (u.startswith(self.base) or u.startswith("data:"))]
+        outside = [
+            u for u in self.requests if not (u.startswith(self.base) or u.startswith("data:"))
+        ]
         assert not outside, f"requests to other servers: {outside}"
         assert not self.errors, f"script errors: {self.errors}"
 
@@ -139,7 +154,9 @@ def _wizard(phone, server):
     page.click("#snap")
     canvas = page.wait_for_selector("#canvas:visible")
     hints = page.evaluate("fetch('/calibrate/demo-hints').then(r => r.json())")
-    size = page.evaluate("[document.getElementById('canvas').width, document.getElementById('canvas').height]")
+    size = page.evaluate(
+        "[document.getElementById('canvas').width, document.getElementById('canvas').height]"
+    )
     corners = hints["corners"]
     # The first corner is tapped off its mark, then dragged onto it.
     (x0, y0) = corners[0]
@@ -179,15 +196,20 @@ def _wizard(phone, server):
         page.wait_for_selector("#test-verdict")
         verdict = page.inner_text("#test-verdict")
         # The page passes on the counter's doubt, and only then.
-        assert page.locator("#test-doubt").count() == int(not answer.value.json()["counted"]["sure"])
+        assert page.locator("#test-doubt").count() == int(
+            not answer.value.json()["counted"]["sure"]
+        )
         counted, truth = page.inner_text("#test-counts"), page.inner_text("#test-truth")
         # The verdict agrees with what was counted and what lies in the tray.
-        assert verdict.startswith("Correct") == (counted[len("Counted "):] == truth[len("In the tray: "):]), \
-            (verdict, counted, truth)
+        assert verdict.startswith("Correct") == (
+            counted[len("Counted ") :] == truth[len("In the tray: ") :]
+        ), (verdict, counted, truth)
         verdicts.append((counted, truth))
         if verdict.startswith("Correct"):
             break
-    page.locator("#test-result img").evaluate("img => img.complete || new Promise(r => { img.onload = r; })")
+    page.locator("#test-result img").evaluate(
+        "img => img.complete || new Promise(r => { img.onload = r; })"
+    )
     phone.shot("calibrate-test-drop")
     assert verdict.startswith("Correct"), verdicts
     page.click("#to-save")
@@ -219,8 +241,10 @@ def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, l
     page.wait_for_selector("#battle-status:has-text('counted')", timeout=25000)
     counted = server.get("/api/state")[1]["battle"]
     battle_id, emerged = counted["id"], counted["emerged"]
-    shown = {row.get_attribute("data-colour"): int(row.query_selector(".value").inner_text())
-             for row in page.query_selector_all(".stepper")}
+    shown = {
+        row.get_attribute("data-colour"): int(row.query_selector(".value").inner_text())
+        for row in page.query_selector_all(".stepper")
+    }
     assert {c: n for c, n in shown.items() if n} == emerged
     assert page.inner_text("#outcome")
     # The page says whether the camera doubts its count, as the record does.
@@ -234,9 +258,16 @@ def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, l
     red = shown.get("red", 0) + 1
     page.wait_for_selector(f".stepper[data-colour='red'].changed .value:text-is('{red}')")
     corrected = {**emerged, "red": red}
-    preview = server.post("/api/pages/outcome", {"attacker": "blue", "defender": "red",
-                                                 "thrown": counted["thrown"], "cup": counted["cup"],
-                                                 "emerged": corrected})[1]["outcome"]
+    preview = server.post(
+        "/api/pages/outcome",
+        {
+            "attacker": "blue",
+            "defender": "red",
+            "thrown": counted["thrown"],
+            "cup": counted["cup"],
+            "emerged": corrected,
+        },
+    )[1]["outcome"]
     page.wait_for_selector(f"#outcome:has-text('red {preview['defender_strength']}')")
     phone.shot("table-corrected")
     page.click("#confirm")
@@ -251,7 +282,9 @@ def test_battle_from_declaration_to_confirmed_outcome_with_a_correction(phone, l
     laptop.page.wait_for_selector(f"#history li:has-text('Battle {battle_id} confirmed')")
     ledger = server.get("/api/state")[1]["ledger"]
     for colour, n in ledger["cup"].items():
-        assert laptop.page.inner_text(f"#ledger tr[data-colour='{colour}'] td:nth-child(5)") == str(n)
+        assert laptop.page.inner_text(f"#ledger tr[data-colour='{colour}'] td:nth-child(5)") == str(
+            n
+        )
     phone.shot("table-confirmed")
     # Undo takes the confirmed battle back: the ledger is as before it.
     before = server.get("/api/state")[1]
@@ -284,17 +317,23 @@ def test_the_table_page_primes_the_tower(phone, server):
     record = server.get("/api/state")[1]["battle"]
     assert record["kind"] == "prime" and not page.is_visible("#prime")
     throw = ", ".join(f"7 {c}" for c in record["thrown"])
-    assert page.inner_text("#battle-into") == (f"Prime the tower: throw {throw} and 10 green (green = the farmers); "
-                                               "what comes out goes back to the supply.")
+    assert page.inner_text("#battle-into") == (
+        f"Prime the tower: throw {throw} and 10 green (green = the farmers); "
+        "what comes out goes back to the supply."
+    )
     page.wait_for_selector("#battle-status:has-text('counted')", timeout=25000)
     emerged = server.get("/api/state")[1]["battle"]["emerged"]
     into = sum(record["into_tower"].values())
-    page.wait_for_selector(f"#outcome:has-text('{into - sum(emerged.values())} of the {into} cubes stay in the tower')")
+    page.wait_for_selector(
+        f"#outcome:has-text('{into - sum(emerged.values())} of the {into} cubes stay in the tower')"
+    )
     assert page.inner_text("#outcome .result").startswith("Back to the supply: ")
     assert page.inner_text("#cancel") == "Cancel priming"
     # One more farmer came out than the camera saw: the table corrects it, then confirms.
     page.click("button[aria-label='one green more']")
-    page.wait_for_selector(f"#outcome:has-text('{into - sum(emerged.values()) - 1} of the {into} cubes')")
+    page.wait_for_selector(
+        f"#outcome:has-text('{into - sum(emerged.values()) - 1} of the {into} cubes')"
+    )
     phone.shot("table-priming")
     page.click("#confirm")
     page.wait_for_selector("#declare:visible")
@@ -320,7 +359,8 @@ def test_a_declared_battle_shows_its_odds(phone, server):
     c = {r: round(p * 100) for r, p in odds["chances"].items()}
     assert " ".join(page.inner_text("#odds-chances").split()) == (
         f"Odds before the throw: blue conquers {c['conquered']} %, held {c['held']} %, "
-        f"devastated {c['devastated']} %.")
+        f"devastated {c['devastated']} %."
+    )
     assert page.inner_text("#odds-expected").startswith("Expected out of the tower: ")
     assert f"{odds['expected']['blue']:.1f} blue" in page.inner_text("#odds-expected")
     # The priming before was the tower's first throw the companion saw.
@@ -381,8 +421,10 @@ def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
     page.wait_for_selector("#flash:has-text('Bought')")
     page.wait_for_selector("#players tr[data-colour='red'] td:nth-child(2):text-is('3')")
     bought = server.get("/api/state")[1]["game"]
-    assert bought["territories"][capital]["units"]["red"]["footman"] == \
-        game["territories"][capital]["units"]["red"]["footman"] + 2
+    assert (
+        bought["territories"][capital]["units"]["red"]["footman"]
+        == game["territories"][capital]["units"]["red"]["footman"] + 2
+    )
     # Step through the round until the automaton has decided; its move waits for the table.
     # Each click waits for the step before it to be answered: once the automaton has
     # decided, the button stays disabled, and a guessed pause can end before the page shows it.
@@ -428,14 +470,16 @@ def test_the_game_is_downloaded_summed_up_and_imported_back(laptop, server, tmp_
     page.wait_for_selector("#summary-title:text-is('The game so far')")
     assert page.locator("nav").count() == 0
     assert page.inner_text("#summary-result").startswith(
-        f"Round {state['game']['round']}, no winner yet")
+        f"Round {state['game']['round']}, no winner yet"
+    )
     rows = page.query_selector_all("#summary-players tbody tr")
     assert {r.get_attribute("data-colour") for r in rows} == set(state["game"]["players"])
     laptop.shot("game-summary")
     # A battle declared and cancelled since, then the downloaded game imported over it: the
     # game is as it was, and that battle never was.
-    status, battle = server.post("/api/battles",
-                                 {"attacker": "red", "defender": None, "thrown": {"red": 1}})
+    status, battle = server.post(
+        "/api/battles", {"attacker": "red", "defender": None, "thrown": {"red": 1}}
+    )
     assert status == 201
     server.post(f"/api/battles/{battle['id']}/cancel", {})
     page = laptop.goto("/game")
@@ -478,8 +522,10 @@ def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, 
     page.wait_for_selector("#automaton-dice:visible")
     turn = server.get("/api/state")[1]["automaton"]
     assert turn["status"] == "needs_roll" and page.inner_text("#automaton-text") == turn["text"]
-    assert page.query_selector_all("#automaton-dice button") and \
-        len(page.query_selector_all("#automaton-dice button")) == turn["roll"]["sides"]
+    assert (
+        page.query_selector_all("#automaton-dice button")
+        and len(page.query_selector_all("#automaton-dice button")) == turn["roll"]["sides"]
+    )
     # once the click's action is over, the button stays as the new state left it: disabled
     page.wait_for_selector("#automaton-next:not([aria-busy])")
     assert not page.is_visible("#automaton-confirm") and page.is_disabled("#automaton-next")
@@ -493,12 +539,14 @@ def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, 
     table.wait_for_selector("#automaton-confirm:visible")
     decided = server.get("/api/state")[1]["automaton"]
     assert decided["status"] == "waiting" and decided["rolls"] == [2]
-    table.wait_for_selector(f"#history li:has-text('Rolled 2 at the table.')")
+    table.wait_for_selector("#history li:has-text('Rolled 2 at the table.')")
     page.wait_for_selector("#automaton-dice", state="hidden")
     page.wait_for_selector(f"#automaton-text:text-is('{decided['text']}')")
     table.click("#automaton-confirm")
     table.wait_for_selector("#automaton-confirm", state="hidden")
-    assert server.get("/api/state")[1]["history"][-1]["text"].endswith("Dice rolled at the table: 2 (d2).")
+    assert server.get("/api/state")[1]["history"][-1]["text"].endswith(
+        "Dice rolled at the table: 2 (d2)."
+    )
     laptop.check()
     phone.check()
 
@@ -513,7 +561,9 @@ def test_every_page_at_phone_and_laptop_width(phone, laptop):
             page.wait_for_timeout(300)
             # Nothing is wider than the screen: no sideways scrolling on a phone.
             overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0, f"{name} is {overflow}px wider than the {w.page.viewport_size['width']}px screen"
+            assert overflow <= 0, (
+                f"{name} is {overflow}px wider than the {w.page.viewport_size['width']}px screen"
+            )
             # Colours are named in words wherever a swatch is shown.
             for chip in page.query_selector_all(".chip"):
                 assert chip.inner_text().strip(), "a colour chip without its name"
@@ -533,9 +583,27 @@ def network_server(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text(DEMO_CONFIG)
     process = subprocess.Popen(
-        [sys.executable, "-m", "companion", "serve", "--demo", "--config", str(config), "--data",
-         str(tmp_path / "data"), "--host", "0.0.0.0", "--port", str(port), "--seed", "3"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "serve",
+            "--demo",
+            "--config",
+            str(config),
+            "--data",
+            str(tmp_path / "data"),
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--seed",
+            "3",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         pin = None
         for line in process.stdout:  # the start-up lines, then the server is up

@@ -1,5 +1,6 @@
 """The board as a map: the projection and layout (pure), and `GET /map` through Flask's test
 client with a real TableService (no camera: counts are typed in) and a real SQLite store."""
+
 from __future__ import annotations
 
 import json
@@ -46,9 +47,13 @@ def test_the_projection_puts_west_left_and_north_up_within_the_width(board):
 
 def _boxes_overlap(layout):
     places = list(layout.places.values())
-    return [(a.name, b.name) for i, a in enumerate(places) for b in places[i + 1:]
-            if abs(a.x - b.x) < mapview.half_width(a.name) + mapview.half_width(b.name) - 1
-            and abs(a.y - b.y) < mapview.ABOVE + mapview.BELOW]
+    return [
+        (a.name, b.name)
+        for i, a in enumerate(places)
+        for b in places[i + 1 :]
+        if abs(a.x - b.x) < mapview.half_width(a.name) + mapview.half_width(b.name) - 1
+        and abs(a.y - b.y) < mapview.ABOVE + mapview.BELOW
+    ]
 
 
 def test_the_layout_keeps_every_label_clear_of_the_others(board):
@@ -75,17 +80,30 @@ def test_an_arrows_label_hides_no_territorys_disc(board):
         for b in board.adjacent[a]:
             ends = [(layout.places[t].x, layout.places[t].y) for t in (a, b)]
             x, y = mapview._label_at(ends, half, layout)
-            hidden += [(a, b, p.name) for p in layout.places.values()
-                       if abs(x - p.x) < half + mapview.RADIUS
-                       and p.y - mapview.RADIUS - 11 < y < p.y + mapview.RADIUS + 11]
+            hidden += [
+                (a, b, p.name)
+                for p in layout.places.values()
+                if abs(x - p.x) < half + mapview.RADIUS
+                and p.y - mapview.RADIUS - 11 < y < p.y + mapview.RADIUS + 11
+            ]
     assert hidden == []
 
 
 def test_a_map_without_places_is_laid_out_in_a_grid():
     names = [f"T{i}" for i in range(7)]
-    board = board_from_dict({"territories": [
-        {"name": n, "adjacent": [m for m in names if m != n][:1] if n == "T1" else
-         (["T1"] if n == "T0" else [])} for n in names]})
+    board = board_from_dict(
+        {
+            "territories": [
+                {
+                    "name": n,
+                    "adjacent": [m for m in names if m != n][:1]
+                    if n == "T1"
+                    else (["T1"] if n == "T0" else []),
+                }
+                for n in names
+            ]
+        }
+    )
     layout = mapview.layout(board)
     assert set(layout.places) == set(names) and _boxes_overlap(layout) == []
     assert len({(p.x, p.y) for p in layout.places.values()}) == 7
@@ -93,17 +111,23 @@ def test_a_map_without_places_is_laid_out_in_a_grid():
 
 
 def test_initials_tell_every_colour_apart():
-    assert mapview.initials(["red", "blue", "black", "yellow"]) == \
-        {"red": "R", "blue": "Blu", "black": "Bla", "yellow": "Y"}
+    assert mapview.initials(["red", "blue", "black", "yellow"]) == {
+        "red": "R",
+        "blue": "Blu",
+        "black": "Bla",
+        "yellow": "Y",
+    }
     assert mapview.short({"footman": 3, "cavalry": 1, "siege_engine": 2}) == "1C 2S 3F"
 
 
 # ---- GET /map ----
 
+
 @pytest.fixture
 def service(tmp_path):
-    config, _ = load_config(None, {"data_dir": str(tmp_path / "data"), "speech.enabled": False,
-                                   "panel.mode": "off"})
+    config, _ = load_config(
+        None, {"data_dir": str(tmp_path / "data"), "speech.enabled": False, "panel.mode": "off"}
+    )
     store = Store.in_dir(config.data_dir)
     svc = TableService(config, store, None)
     yield svc, config
@@ -155,10 +179,12 @@ def test_the_map_of_a_game_shows_owners_units_and_the_automatons_move(client):
     for name, g in shown.items():
         units = game["territories"].get(name, {}).get("units", {})
         assert g.get("data-owners") == " ".join(units), name
-        assert [p.get("data-paint") for p in g
-                if "disc" in p.get("class", "").split()] == (list(units) or [None])
-        assert _texts(g, "units") == [f"{c[0].upper()} {mapview.short(u)}"
-                                      for c, u in units.items()]
+        assert [p.get("data-paint") for p in g if "disc" in p.get("class", "").split()] == (
+            list(units) or [None]
+        )
+        assert _texts(g, "units") == [
+            f"{c[0].upper()} {mapview.short(u)}" for c, u in units.items()
+        ]
     capital = game["players"]["red"]["capital"]
     assert _texts(shown[capital], "initial") == ["R"]
     assert "red: " in shown[capital].get("aria-label")
@@ -201,26 +227,40 @@ def test_the_map_of_a_game_shows_owners_units_and_the_automatons_move(client):
 def test_disputed_castles_revolts_and_an_open_battle_are_marked(make_app, board):
     """The drawing of states a short game may not reach: drawn from a game dict as the
     service's state has it."""
-    game = {"map": "risk-europe", "players": {"red": {}, "blue": {}, "black": {}},
-            "territories": {
-                "Saxony": {"units": {"red": {"footman": 2}, "blue": {"cavalry": 1}},
-                           "attacker": "blue"},
-                "England": {"units": {"black": {"footman": 1, "archer": 2}}, "castle": True,
-                            "revolt_markers": 2}}}
+    game = {
+        "map": "risk-europe",
+        "players": {"red": {}, "blue": {}, "black": {}},
+        "territories": {
+            "Saxony": {
+                "units": {"red": {"footman": 2}, "blue": {"cavalry": 1}},
+                "attacker": "blue",
+            },
+            "England": {
+                "units": {"black": {"footman": 1, "archer": 2}},
+                "castle": True,
+                "revolt_markers": 2,
+            },
+        },
+    }
     battle = {"territory": "Saxony", "attacker": "blue", "defender": "red"}
     with make_app().test_request_context():
-        html = render_template("_map_board.html", describe=describe,
-                               **mapview.view(board, game, None, battle))
+        html = render_template(
+            "_map_board.html", describe=describe, **mapview.view(board, game, None, battle)
+        )
     shown = territories(ET.fromstring(f"<div>{html}</div>"))
     saxony, england = shown["Saxony"], shown["England"]
     assert saxony.get("class").split() == ["t", "disputed", "fight"]
-    assert [p.get("data-paint") for p in saxony if "disc" in p.get("class", "").split()] == \
-        ["red", "blue"]
+    assert [p.get("data-paint") for p in saxony if "disc" in p.get("class", "").split()] == [
+        "red",
+        "blue",
+    ]
     assert _texts(saxony, "initial") == ["R/Blu"] and _texts(saxony, "units") == ["R 2F", "Blu 1C"]
     assert "disputed" in saxony.get("aria-label") and "battle here" in saxony.get("aria-label")
     assert england.get("data-castle") == "yes" and england.get("data-revolt") == "2"
-    assert [g.get("class") for g in england if g.get("class") in ("castle", "revolt")] == \
-        ["castle", "revolt"]
+    assert [g.get("class") for g in england if g.get("class") in ("castle", "revolt")] == [
+        "castle",
+        "revolt",
+    ]
     assert "2 revolt markers" in england.get("aria-label")
     assert json.loads(england.get("data-units")) == {"black": "2 archers, 1 footman"}
     assert _texts(england, "units") == ["Bla 2A 1F"]

@@ -5,6 +5,7 @@ by pinch, and the automaton's move drawn on the Game page and, small, on the Tab
 
 Screenshots go where the other browser tests put theirs: test-artifacts/screenshots/.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -31,8 +32,12 @@ def server(tmp_path_factory):
 
 def _overlapping(boxes):
     flat = [(name, b) for name, bs in boxes for b in bs]
-    return [(a, c) for i, (a, p) in enumerate(flat) for c, q in flat[i + 1:] if a != c
-            and p[0] < q[2] - 1 and q[0] < p[2] - 1 and p[1] < q[3] - 1 and q[1] < p[3] - 1]
+    return [
+        (a, c)
+        for i, (a, p) in enumerate(flat)
+        for c, q in flat[i + 1 :]
+        if a != c and p[0] < q[2] - 1 and q[0] < p[2] - 1 and p[1] < q[3] - 1 and q[1] < p[3] - 1
+    ]
 
 
 def _view_box(page):
@@ -68,8 +73,12 @@ def _game_in_progress(laptop, phone, server):
     assert disc.evaluate("d => getComputedStyle(d).fill") == RED
     assert page.text_content(f"#map g.t[data-territory='{capital}'] text.initial") == "R"
     blue = game["players"]["blue"]["capital"]
-    assert page.locator(f"#map g.t[data-territory='{blue}'] .disc").evaluate(
-        "d => getComputedStyle(d).fill") == BLUE
+    assert (
+        page.locator(f"#map g.t[data-territory='{blue}'] .disc").evaluate(
+            "d => getComputedStyle(d).fill"
+        )
+        == BLUE
+    )
     assert "R = red" in page.inner_text("#map .map-key")
     assert _overlapping(page.evaluate(LABEL_BOXES)) == []
 
@@ -91,8 +100,11 @@ def _game_in_progress(laptop, phone, server):
     move = page.locator("#map-details button:has-text('Move to')").first
     to = move.inner_text().removeprefix("Move to ")
     move.click()
-    assert (page.input_value("#move-player"), page.input_value("#move-from"),
-            page.input_value("#move-to")) == ("red", capital, to)
+    assert (
+        page.input_value("#move-player"),
+        page.input_value("#move-from"),
+        page.input_value("#move-to"),
+    ) == ("red", capital, to)
     page.fill("#move-footman", "99")
     page.click("#move-submit")
     assert "footm" in page.wait_for_selector("#flash:not(.ok):visible").inner_text()
@@ -126,8 +138,9 @@ def _game_in_progress(laptop, phone, server):
     label = page.text_content("#map .arrow-label").strip()
     assert label.startswith("Blue ")
     fights = {a["to"] for a in moves if a["battle"]}
-    assert {g.get_attribute("data-territory") for g in page.query_selector_all("#map g.t.fight")} \
-        == fights
+    assert {
+        g.get_attribute("data-territory") for g in page.query_selector_all("#map g.t.fight")
+    } == fights
     page.wait_for_selector("#flash", state="hidden")  # the refused move's message, gone
     laptop.shot("game-map")
 
@@ -173,5 +186,6 @@ PINCH = """(view) => {
 
 def _shot_path(name):
     from tests.web.test_browser import SHOTS
+
     SHOTS.mkdir(parents=True, exist_ok=True)
     return SHOTS / f"{name}.png"

@@ -1,6 +1,7 @@
 """Every page route through Flask's test client, with a real TableService where a page needs
 one: a real SQLite store, a camera reading a rendered tray photo from a folder, and the
 panel on gpiozero's MockFactory."""
+
 from __future__ import annotations
 
 import re
@@ -59,15 +60,48 @@ def live(make_app, service):
 
 # ---- the pages themselves ----
 
-@pytest.mark.parametrize("url,marks", [
-    ("/", ['id="now"', 'id="counts"', 'id="declare-form"', 'id="ledger"', 'id="undo"', 'id="prime-tower"',
-           "7 cubes of each player and\n      10 green farmers", 'id="automaton-dice"']),
-    ("/game", ['id="new-form"', 'id="board"', 'id="filter-text"', 'id="move-form"', 'id="buy-form"',
-               'id="new-physical-dice"', 'id="automaton-dice"']),
-    ("/calibrate", ['id="canvas"', 'id="snap"', 'id="profiles"', 'data-step="6"']),
-    ("/settings", ['id="settings-form"', 'id="pin-form"', 'name="csrf_token"', 'name="panel.pins.led_ready"']),
-    ("/unlock", ["no PIN is needed"]),
-])
+
+@pytest.mark.parametrize(
+    "url,marks",
+    [
+        (
+            "/",
+            [
+                'id="now"',
+                'id="counts"',
+                'id="declare-form"',
+                'id="ledger"',
+                'id="undo"',
+                'id="prime-tower"',
+                "7 cubes of each player and\n      10 green farmers",
+                'id="automaton-dice"',
+            ],
+        ),
+        (
+            "/game",
+            [
+                'id="new-form"',
+                'id="board"',
+                'id="filter-text"',
+                'id="move-form"',
+                'id="buy-form"',
+                'id="new-physical-dice"',
+                'id="automaton-dice"',
+            ],
+        ),
+        ("/calibrate", ['id="canvas"', 'id="snap"', 'id="profiles"', 'data-step="6"']),
+        (
+            "/settings",
+            [
+                'id="settings-form"',
+                'id="pin-form"',
+                'name="csrf_token"',
+                'name="panel.pins.led_ready"',
+            ],
+        ),
+        ("/unlock", ["no PIN is needed"]),
+    ],
+)
 def test_pages_render_without_a_service(client, url, marks):
     r = client.get(url)
     assert r.status_code == 200 and r.content_type.startswith("text/html")
@@ -79,11 +113,14 @@ def test_pages_render_without_a_service(client, url, marks):
 
 def test_table_page_names_the_configured_colours(client):
     page = client.get("/").data.decode()
-    colours = re.search(r'<script type="application/json" id="colours">(.*?)</script>', page).group(1)
+    colours = re.search(r'<script type="application/json" id="colours">(.*?)</script>', page).group(
+        1
+    )
     assert '"farmer": "green"' in colours and '"red"' in colours
 
 
 # ---- no external URL anywhere ----
+
 
 def _external(text: str) -> list[str]:
     return re.findall(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}[^\s\"'<>]*", text, re.I)
@@ -95,7 +132,9 @@ def test_no_page_or_asset_names_another_server(live):
         page = client.get(url).data.decode()
         assert not _external(page), (url, _external(page))
         for asset in re.findall(r'(?:src|href)="([^"]+)"', page):
-            assert asset.startswith("/") and not asset.startswith("//") or asset.startswith("data:"), asset
+            assert (
+                asset.startswith("/") and not asset.startswith("//") or asset.startswith("data:")
+            ), asset
     files = list(STATIC.rglob("*"))
     assert any(f.suffix == ".js" for f in files) and any(f.suffix == ".css" for f in files)
     for f in files:
@@ -107,21 +146,41 @@ def test_no_page_or_asset_names_another_server(live):
 
 # ---- the outcome preview and the board ----
 
+
 def test_outcome_preview_uses_the_rules(client):
-    r = post_json(client, "/api/pages/outcome", {"attacker": "blue", "defender": "red",
-                                                 "thrown": {"blue": 4, "red": 3},
-                                                 "emerged": {"blue": 3, "red": 4, "green": 1}})
+    r = post_json(
+        client,
+        "/api/pages/outcome",
+        {
+            "attacker": "blue",
+            "defender": "red",
+            "thrown": {"blue": 4, "red": 3},
+            "emerged": {"blue": 3, "red": 4, "green": 1},
+        },
+    )
     o = r.get_json()["outcome"]
     assert o["result"] == "held" and o["defender_strength"] == 5 and o["to_province"] == {"red": 2}
 
 
-@pytest.mark.parametrize("body,message", [
-    ([1, 2], "expected a JSON object"),
-    ({"attacker": "blue", "defender": "red", "thrown": {"blue": 2}}, "missing key 'emerged'"),
-    ({"attacker": "blue", "defender": "red", "thrown": {"blue": 2}, "emerged": {"red": -1}}, "negative"),
-    ({"attacker": "blue", "defender": "blue", "thrown": {"blue": 2}, "emerged": {}}, "also the attacker"),
-    ({"attacker": "blue", "defender": None, "thrown": {"blue": 2}, "emerged": {}, "x": 1}, "unknown key 'x'"),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ([1, 2], "expected a JSON object"),
+        ({"attacker": "blue", "defender": "red", "thrown": {"blue": 2}}, "missing key 'emerged'"),
+        (
+            {"attacker": "blue", "defender": "red", "thrown": {"blue": 2}, "emerged": {"red": -1}},
+            "negative",
+        ),
+        (
+            {"attacker": "blue", "defender": "blue", "thrown": {"blue": 2}, "emerged": {}},
+            "also the attacker",
+        ),
+        (
+            {"attacker": "blue", "defender": None, "thrown": {"blue": 2}, "emerged": {}, "x": 1},
+            "unknown key 'x'",
+        ),
+    ],
+)
 def test_outcome_preview_bad_input(client, body, message):
     r = post_json(client, "/api/pages/outcome", body)
     assert r.status_code == 400 and message in r.get_json()["error"]
@@ -138,6 +197,7 @@ def test_board_lists_the_map(client):
 
 # ---- settings ----
 
+
 def _settings_form(client, **changes):
     page = client.get("/settings").data.decode()
     form = dict(re.findall(r'<input id="[^"]+" name="([^"]+)"[^>]*value="([^"]*)"', page))
@@ -150,16 +210,25 @@ def test_settings_save_writes_a_config_the_service_accepts(make_app, tmp_path):
     path = tmp_path / "conf" / "config.toml"
     app = make_app(COMPANION_CONFIG_PATH=str(path))
     client = app.test_client()
-    r = client.post("/settings", data=_settings_form(client, **{
-        "camera.fps": "10", "colours.players": "Red, blue, orange", "panel.pins.button_next": "24",
-        "speech.words_per_minute": "200"}))
+    r = client.post(
+        "/settings",
+        data=_settings_form(
+            client,
+            **{
+                "camera.fps": "10",
+                "colours.players": "Red, blue, orange",
+                "panel.pins.button_next": "24",
+                "speech.words_per_minute": "200",
+            },
+        ),
+    )
     assert r.status_code == 200 and "Saved to" in r.data.decode()
     config, sources = load_config(path)
     assert config.camera.fps == 10 and config.colours.players == ("red", "blue", "orange")
     assert config.panel.pins["button_next"] == 24 and config.speech.words_per_minute == 200
     assert sources["camera.fps"].startswith("file")
     # Keys the page does not show survive a save.
-    path.write_text(path.read_text() + '\n[web]\nport = 9000\n')
+    path.write_text(path.read_text() + "\n[web]\nport = 9000\n")
     client.post("/settings", data=_settings_form(client))
     assert tomllib.loads(path.read_text())["web"]["port"] == 9000
 
@@ -174,17 +243,20 @@ def test_settings_switch_the_odds_off_and_on(make_app, tmp_path):
     assert load_config(path)[0].game.show_odds is True
 
 
-@pytest.mark.parametrize("changes,message", [
-    ({"camera.fps": "fast"}, "frames per second: expected a whole number, got 'fast'"),
-    ({"camera.fps": "500"}, "[camera] fps: expected 1 to 120, got 500"),
-    ({"colours.farmer": "red"}, "farmer: 'red' is also a player colour"),
-    ({"colours.players": "red"}, "at least two player colours"),
-    ({"panel.pins.led_ready": "6"}, "BCM 6 is given to led_ready and led_counting"),
-    ({"panel.pins.led_ready": "40"}, "BCM 40 is not a GPIO"),
-    ({"panel.mode": "laser"}, "expected one of auto, gpio, mock, off"),
-    ({"panel.long_press": "0"}, "long_press: expected 0.2 to 10"),
-    ({"camera.source": ""}, "[camera] source: expected a non-empty text"),
-])
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"camera.fps": "fast"}, "frames per second: expected a whole number, got 'fast'"),
+        ({"camera.fps": "500"}, "[camera] fps: expected 1 to 120, got 500"),
+        ({"colours.farmer": "red"}, "farmer: 'red' is also a player colour"),
+        ({"colours.players": "red"}, "at least two player colours"),
+        ({"panel.pins.led_ready": "6"}, "BCM 6 is given to led_ready and led_counting"),
+        ({"panel.pins.led_ready": "40"}, "BCM 40 is not a GPIO"),
+        ({"panel.mode": "laser"}, "expected one of auto, gpio, mock, off"),
+        ({"panel.long_press": "0"}, "long_press: expected 0.2 to 10"),
+        ({"camera.source": ""}, "[camera] source: expected a non-empty text"),
+    ],
+)
 def test_settings_bad_input_is_named_and_nothing_is_lost(make_app, tmp_path, changes, message):
     path = tmp_path / "config.toml"
     path.write_text("[camera]\nfps = 12\n")
@@ -193,7 +265,9 @@ def test_settings_bad_input_is_named_and_nothing_is_lost(make_app, tmp_path, cha
     form = _settings_form(client, **changes)
     r = client.post("/settings", data=form)
     page = r.data.decode()
-    assert r.status_code == 400 and message in page.replace("&#39;", "'").replace("&#34;", '"'), page[:3000]
+    assert r.status_code == 400 and message in page.replace("&#39;", "'").replace("&#34;", '"'), (
+        page[:3000]
+    )
     assert path.read_text() == "[camera]\nfps = 12\n"
     for key, value in changes.items():
         if key != "panel.mode":
@@ -221,8 +295,10 @@ def test_virtual_panel_mirrors_leds_and_presses_buttons(live, service):
     r = post_json(client, "/settings/panel/press", {"name": "next", "long": True})
     assert r.status_code == 200
     assert pressed == [("confirm", False), ("next", True)]
-    for body, message in (({"name": "explode"}, "expected one of arm, confirm"),
-                          ({"name": "arm", "long": "yes"}, "long: expected true or false")):
+    for body, message in (
+        ({"name": "explode"}, "expected one of arm, confirm"),
+        ({"name": "arm", "long": "yes"}, "long: expected true or false"),
+    ):
         r = post_json(client, "/settings/panel/press", body)
         assert r.status_code == 400 and message in r.get_json()["error"]
 
@@ -234,6 +310,7 @@ def test_panel_endpoints_without_a_panel(client):
 
 # ---- the calibration wizard's server side ----
 
+
 def test_calibration_wizard_end_to_end(live, scene, service, config):
     app, client = live
     assert client.get("/calibrate/frame.jpg").content_type == "image/jpeg"
@@ -244,8 +321,11 @@ def test_calibration_wizard_end_to_end(live, scene, service, config):
     lock = post_json(client, "/calibrate/lock").get_json()
     assert "cannot lock" in lock["text"]  # an image folder has no exposure to lock
     samples = {c: [list(p) for p in pts[:2]] for c, pts in scene.clicks.items()}
-    r = post_json(client, "/calibrate/build", {"snapshot": shot["id"], "corners": scene.corners.tolist(),
-                                               "samples": samples})
+    r = post_json(
+        client,
+        "/calibrate/build",
+        {"snapshot": shot["id"], "corners": scene.corners.tolist(), "samples": samples},
+    )
     assert r.status_code == 200, r.get_json()
     built = r.get_json()
     assert built["detected"]["counts"] == TRAY and built["detected"]["unknown"] == 0
@@ -264,20 +344,35 @@ def test_calibration_wizard_end_to_end(live, scene, service, config):
     assert r.status_code == 200 and service.profile_path.read_bytes() == active
 
 
-@pytest.mark.parametrize("url,body,message", [
-    ("/calibrate/build", {"snapshot": "nope", "corners": [], "samples": {}}, "no longer in memory"),
-    ("/calibrate/build", {"corners": [[1, 1]] * 3, "samples": {"red": [[5, 5]]}}, "no longer in memory"),
-    ("/calibrate/test-drop", {"draft": "gone"}, "no longer in memory"),
-    ("/calibrate/save", {"draft": "gone", "name": "x"}, "no longer in memory"),
-    ("/calibrate/restore", {"name": "../../etc/passwd"}, "profile name: 1 to 40 letters"),
-    ("/calibrate/restore", {"name": "never saved"}, "no saved profile named 'never saved'"),
-    ("/calibrate/demo-hints", None, "only for the simulated tray"),
-    ("/calibrate/clear", {}, "take the cubes out of the tray by hand"),
-    ("/calibrate/demo-layout", {}, "lay out one or two cubes"),
-])
+@pytest.mark.parametrize(
+    "url,body,message",
+    [
+        (
+            "/calibrate/build",
+            {"snapshot": "nope", "corners": [], "samples": {}},
+            "no longer in memory",
+        ),
+        (
+            "/calibrate/build",
+            {"corners": [[1, 1]] * 3, "samples": {"red": [[5, 5]]}},
+            "no longer in memory",
+        ),
+        ("/calibrate/test-drop", {"draft": "gone"}, "no longer in memory"),
+        ("/calibrate/save", {"draft": "gone", "name": "x"}, "no longer in memory"),
+        ("/calibrate/restore", {"name": "../../etc/passwd"}, "profile name: 1 to 40 letters"),
+        ("/calibrate/restore", {"name": "never saved"}, "no saved profile named 'never saved'"),
+        ("/calibrate/demo-hints", None, "only for the simulated tray"),
+        ("/calibrate/clear", {}, "take the cubes out of the tray by hand"),
+        ("/calibrate/demo-layout", {}, "lay out one or two cubes"),
+    ],
+)
 def test_calibration_bad_requests(live, url, body, message):
     _, client = live
-    r = client.get(url, headers={"Accept": "application/json"}) if body is None else post_json(client, url, body)
+    r = (
+        client.get(url, headers={"Accept": "application/json"})
+        if body is None
+        else post_json(client, url, body)
+    )
     assert r.status_code == 400 and message in r.get_json()["error"], r.get_json()
 
 
@@ -286,17 +381,32 @@ def test_calibration_build_checks_the_taps(live):
     shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
     corners = [[100, 100], [500, 100], [500, 400], [100, 400]]
     for body, message in (
-            ({"corners": corners[:3], "samples": {"red": [[200, 200]]}}, "tap all 4 tray corners (got 3)"),
-            ({"corners": corners, "samples": {}}, "tap at least one cube of each colour"),
-            ({"corners": [[100, 100], [900, 100], [500, 400], [100, 400]], "samples": {"red": [[200, 200]]}},
-             "outside the 640x480 picture"),
-            ({"corners": [[100, 100], [640.5, 100], [500, 400], [100, 400]],
-              "samples": {"red": [[200, 200]]}},
-             "corners: point (640.5, 100) is outside the 640x480 picture"),
-            ({"corners": corners, "samples": {"red": [[640, 200]]}},
-             "samples for red: point (640, 200) is outside the 640x480 picture"),
-            ({"corners": corners, "samples": {"red": ["a", "b"]}}, "expected [x, y] numbers"),
-            ({"corners": corners, "samples": {"red": [[600, 450]]}}, "outside")):
+        (
+            {"corners": corners[:3], "samples": {"red": [[200, 200]]}},
+            "tap all 4 tray corners (got 3)",
+        ),
+        ({"corners": corners, "samples": {}}, "tap at least one cube of each colour"),
+        (
+            {
+                "corners": [[100, 100], [900, 100], [500, 400], [100, 400]],
+                "samples": {"red": [[200, 200]]},
+            },
+            "outside the 640x480 picture",
+        ),
+        (
+            {
+                "corners": [[100, 100], [640.5, 100], [500, 400], [100, 400]],
+                "samples": {"red": [[200, 200]]},
+            },
+            "corners: point (640.5, 100) is outside the 640x480 picture",
+        ),
+        (
+            {"corners": corners, "samples": {"red": [[640, 200]]}},
+            "samples for red: point (640, 200) is outside the 640x480 picture",
+        ),
+        ({"corners": corners, "samples": {"red": ["a", "b"]}}, "expected [x, y] numbers"),
+        ({"corners": corners, "samples": {"red": [[600, 450]]}}, "outside"),
+    ):
         r = post_json(client, "/calibrate/build", {"snapshot": shot, **body})
         assert r.status_code == 400 and message in r.get_json()["error"], (message, r.get_json())
 
@@ -308,7 +418,9 @@ def test_calibration_takes_tray_corners_on_the_pictures_edge(live, scene):
     shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
     samples = {c: [list(p) for p in pts[:2]] for c, pts in scene.clicks.items()}
     whole = [[0, 0], [640, 0], [640, 480], [0, 480]]
-    r = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": whole, "samples": samples})
+    r = post_json(
+        client, "/calibrate/build", {"snapshot": shot, "corners": whole, "samples": samples}
+    )
     assert r.status_code == 200, r.get_json()
     assert {c["colour"] for c in r.get_json()["report"]["colours"]} == set(samples)
 
@@ -318,16 +430,23 @@ class TestAGreyTray:
 
     @pytest.fixture
     def scene(self):
-        cubes = [("black", (52, 50, 50), (150, 130)), ("black", (52, 50, 50), (330, 300)),
-                 ("red", (40, 40, 170), (480, 140)), ("red", (40, 40, 170), (230, 360))]
+        cubes = [
+            ("black", (52, 50, 50), (150, 130)),
+            ("black", (52, 50, 50), (330, 300)),
+            ("red", (40, 40, 170), (480, 140)),
+            ("red", (40, 40, 170), (230, 360)),
+        ]
         return photo((176, 176, 172), cubes, grain=30.0)
 
     def test_the_calibrate_page_gets_the_lightness_of_black_against_the_floor(self, live, scene):
         _, client = live
         shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
         samples = {c: [list(p) for p in pts] for c, pts in scene.clicks.items()}
-        r = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": scene.corners.tolist(),
-                                                   "samples": samples})
+        r = post_json(
+            client,
+            "/calibrate/build",
+            {"snapshot": shot, "corners": scene.corners.tolist(), "samples": samples},
+        )
         assert r.status_code == 200, r.get_json()
         built = r.get_json()
         [line] = [x for x in built["report_lines"] if x.startswith("lightness")]
@@ -344,6 +463,7 @@ def test_calibration_without_a_service(client):
 @pytest.fixture
 def sim_service(config):
     from firmware.simtray import SimulatedTray
+
     source = SimulatedTray(seed=5, realtime=True, leftovers={})
     svc = TableService(config, Store.in_dir(config.data_dir), source)
     svc.start()
@@ -368,12 +488,22 @@ def test_calibration_on_the_simulated_tray(make_app, sim_service):
     shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
     lock = post_json(client, "/calibrate/lock").get_json()
     assert lock["controls"] == {} and "nothing to lock" in lock["text"]
-    built = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": hints["corners"],
-                                                   "samples": hints["samples"]}).get_json()
+    built = post_json(
+        client,
+        "/calibrate/build",
+        {"snapshot": shot, "corners": hints["corners"], "samples": hints["samples"]},
+    ).get_json()
     # (Exact counting is the image-folder wizard test's; here the demo helpers are under test.)
     assert {q["colour"] for q in built["report"]["colours"]} == set(laid)
-    bad = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": hints["corners"],
-                                                 "samples": {"re d": hints["samples"][laid[0]]}})
+    bad = post_json(
+        client,
+        "/calibrate/build",
+        {
+            "snapshot": shot,
+            "corners": hints["corners"],
+            "samples": {"re d": hints["samples"][laid[0]]},
+        },
+    )
     assert bad.status_code == 400 and "colour name 're d'" in bad.get_json()["error"]
     test = post_json(client, "/calibrate/test-drop", {"draft": built["draft"]}).get_json()
     assert test["truth"] == {c: n for c, n in sorted(sim_service.source.contents().items()) if n}
@@ -390,9 +520,18 @@ def test_test_drop_refused_while_a_battle_is_open(make_app, sim_service):
     hints = client.get("/calibrate/demo-hints").get_json()
     time.sleep(0.3)
     shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
-    draft = post_json(client, "/calibrate/build", {"snapshot": shot, "corners": hints["corners"],
-                                                   "samples": hints["samples"]}).get_json()["draft"]
-    assert post_json(client, "/api/battles", {"attacker": "blue", "defender": "red",
-                                              "thrown": {"blue": 1, "red": 1}}).status_code == 201
+    draft = post_json(
+        client,
+        "/calibrate/build",
+        {"snapshot": shot, "corners": hints["corners"], "samples": hints["samples"]},
+    ).get_json()["draft"]
+    assert (
+        post_json(
+            client,
+            "/api/battles",
+            {"attacker": "blue", "defender": "red", "thrown": {"blue": 1, "red": 1}},
+        ).status_code
+        == 201
+    )
     r = post_json(client, "/calibrate/test-drop", {"draft": draft})
     assert r.status_code == 400 and "a battle is open" in r.get_json()["error"]

@@ -1,4 +1,5 @@
 """The PIN, sessions, CSRF and error rules of the web app (companion/web/security.py)."""
+
 from __future__ import annotations
 
 import json
@@ -8,12 +9,22 @@ import stat
 import pytest
 from flask import Blueprint
 
-from companion.web.security import (EXTENSION, PIN_FILE, AttemptLimiter, is_loopback,
-                                    check_pin_format, PinError)
+from companion.web.security import (
+    EXTENSION,
+    PIN_FILE,
+    AttemptLimiter,
+    PinError,
+    check_pin_format,
+    is_loopback,
+)
 from tests.web.conftest import FakeClock, csrf, post_json, unlock
 
-OUTCOME = {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3},
-           "emerged": {"blue": 3, "red": 4, "green": 1}}
+OUTCOME = {
+    "attacker": "blue",
+    "defender": "red",
+    "thrown": {"blue": 4, "red": 3},
+    "emerged": {"blue": 3, "red": 4, "green": 1},
+}
 
 
 def test_pin_made_at_first_start_stored_hashed_owner_only(make_app, config):
@@ -39,16 +50,35 @@ def test_corrupt_pin_file_is_a_clear_error_and_kept(make_app, config):
     assert open(path).read() == "not json"
 
 
-@pytest.mark.parametrize("host,expected", [("127.0.0.1", True), ("localhost", True), ("::1", True),
-                                           ("[::1]", True), ("127.0.1.1", True), ("0.0.0.0", False),
-                                           ("192.168.1.20", False), ("::", False), ("pi.local", False)])
+@pytest.mark.parametrize(
+    "host,expected",
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("127.0.1.1", True),
+        ("0.0.0.0", False),
+        ("192.168.1.20", False),
+        ("::", False),
+        ("pi.local", False),
+    ],
+)
 def test_loopback_hosts(host, expected):
     assert is_loopback(host) is expected
 
 
-@pytest.mark.parametrize("pin,message", [("", "enter the digits"), ("12a4", "digits 0-9 only"),
-                                         ("123", "4 to 12 digits, got 3"), ("1" * 13, "got 13"),
-                                         ("١٢٣٤", "digits 0-9 only"), (None, "enter the digits")])
+@pytest.mark.parametrize(
+    "pin,message",
+    [
+        ("", "enter the digits"),
+        ("12a4", "digits 0-9 only"),
+        ("123", "4 to 12 digits, got 3"),
+        ("1" * 13, "got 13"),
+        ("١٢٣٤", "digits 0-9 only"),
+        (None, "enter the digits"),
+    ],
+)
 def test_pin_format_errors(pin, message):
     with pytest.raises(PinError, match=message):
         check_pin_format(pin)
@@ -81,8 +111,12 @@ def test_network_locks_changes_and_the_camera_until_unlocked(make_app):
     assert r.status_code == 403 and "needs the table's PIN" in r.get_json()["error"]
     r = client.get("/stream.mjpg")
     assert r.status_code == 403 and b"watching the camera" in r.data
-    for camera in ("/calibrate/frame.jpg", "/calibrate/frame/abc.jpg", "/calibrate/image/abc.jpg",
-                   "/api/battles/1/image.jpg"):
+    for camera in (
+        "/calibrate/frame.jpg",
+        "/calibrate/frame/abc.jpg",
+        "/calibrate/image/abc.jpg",
+        "/api/battles/1/image.jpg",
+    ):
         assert client.get(camera).status_code == 403, camera
     unlock(app, client)
     assert client.get("/api/session").get_json()["unlocked"] is True
@@ -116,11 +150,17 @@ def test_unlock_page_and_errors(make_app):
 def test_unlock_redirects_only_within_the_server(make_app):
     app = make_app(host="0.0.0.0")
     client = app.test_client()
-    for target, expected in (("/game", "/game"), ("//evil.example/x", "/"), ("https://evil.example", "/"),
-                             ("/\\evil.example", "/")):
+    for target, expected in (
+        ("/game", "/game"),
+        ("//evil.example/x", "/"),
+        ("https://evil.example", "/"),
+        ("/\\evil.example", "/"),
+    ):
         client.post("/lock", data={"csrf_token": csrf(client)})
-        r = client.post("/unlock", data={"pin": app.config["NEW_PIN"], "next": target,
-                                         "csrf_token": csrf(client)})
+        r = client.post(
+            "/unlock",
+            data={"pin": app.config["NEW_PIN"], "next": target, "csrf_token": csrf(client)},
+        )
         assert r.status_code == 302 and r.headers["Location"] == expected, target
 
 
@@ -132,13 +172,19 @@ def test_pin_attempts_are_rate_limited_per_client(make_app):
     wrong = "999999" if pin != "999999" else "888888"
     token = csrf(client)
     for _ in range(5):
-        assert "wrong PIN" in client.post("/unlock", data={"pin": wrong, "csrf_token": token}).data.decode()
+        assert (
+            "wrong PIN"
+            in client.post("/unlock", data={"pin": wrong, "csrf_token": token}).data.decode()
+        )
     r = client.post("/unlock", data={"pin": pin, "csrf_token": token})
     assert r.status_code == 403 and "too many wrong PINs: try again in 30 s" in r.data.decode()
     # Another address is not blocked by this one's failures.
     other = app.test_client()
-    r = other.post("/unlock", data={"pin": pin, "csrf_token": csrf(other)},
-                   environ_base={"REMOTE_ADDR": "10.0.0.9"})
+    r = other.post(
+        "/unlock",
+        data={"pin": pin, "csrf_token": csrf(other)},
+        environ_base={"REMOTE_ADDR": "10.0.0.9"},
+    )
     assert r.status_code == 302
     clock.now += 31
     assert client.post("/unlock", data={"pin": pin, "csrf_token": token}).status_code == 302
@@ -146,7 +192,9 @@ def test_pin_attempts_are_rate_limited_per_client(make_app):
 
 def test_limiter_doubles_the_wait_and_caps_all_clients():
     clock = FakeClock()
-    limiter = AttemptLimiter(free=2, base_wait=10, max_wait=100, global_limit=7, global_window=3600, clock=clock)
+    limiter = AttemptLimiter(
+        free=2, base_wait=10, max_wait=100, global_limit=7, global_window=3600, clock=clock
+    )
     for _ in range(2):
         assert limiter.wait("a") == 0
         limiter.failed("a")
@@ -176,7 +224,11 @@ def test_cookies_are_httponly_and_samesite(client):
 def test_security_headers_forbid_other_origins(client):
     r = client.get("/")
     csp = r.headers["Content-Security-Policy"]
-    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert (
+        "default-src 'self'" in csp
+        and "script-src 'self'" in csp
+        and "frame-ancestors 'none'" in csp
+    )
     assert r.headers["X-Content-Type-Options"] == "nosniff"
 
 
@@ -193,7 +245,11 @@ def test_errors_are_messages_never_tracebacks(make_app):
     r = client.get("/boom")
     assert r.status_code == 500
     text = r.data.decode()
-    assert "something went wrong" in text and "secret internal detail" not in text and "Traceback" not in text
+    assert (
+        "something went wrong" in text
+        and "secret internal detail" not in text
+        and "Traceback" not in text
+    )
     r = client.get("/no/such/page")
     assert r.status_code == 404 and "no page at /no/such/page" in r.data.decode()
     r = client.get("/api/no-such-endpoint")
@@ -213,14 +269,19 @@ def test_sessions_survive_a_restart_but_not_a_pin_change(make_app):
     after = restarted.test_client()
     after.set_cookie("companion_session", phone_cookie.value)
     assert after.get("/api/session").get_json()["unlocked"] is True
-    r = phone.post("/settings/pin", data={"current": pin, "new": "24681357", "repeat": "24681357",
-                                          "csrf_token": csrf(phone)})
+    r = phone.post(
+        "/settings/pin",
+        data={"current": pin, "new": "24681357", "repeat": "24681357", "csrf_token": csrf(phone)},
+    )
     assert r.status_code == 200 and "PIN changed" in r.data.decode()
     assert phone.get("/api/session").get_json()["unlocked"] is True
     assert other.get("/api/session").get_json()["unlocked"] is False
     r = other.post("/unlock", data={"pin": pin, "csrf_token": csrf(other)})
     assert "wrong PIN" in r.data.decode()
-    assert other.post("/unlock", data={"pin": "24681357", "csrf_token": csrf(other)}).status_code == 302
+    assert (
+        other.post("/unlock", data={"pin": "24681357", "csrf_token": csrf(other)}).status_code
+        == 302
+    )
 
 
 def test_pin_change_rules(make_app):
@@ -228,28 +289,45 @@ def test_pin_change_rules(make_app):
     client = app.test_client()
     pin = app.config["NEW_PIN"]
     # Changing the PIN is a change: locked phones cannot.
-    r = client.post("/settings/pin", data={"current": pin, "new": "1234", "repeat": "1234",
-                                           "csrf_token": csrf(client)})
+    r = client.post(
+        "/settings/pin",
+        data={"current": pin, "new": "1234", "repeat": "1234", "csrf_token": csrf(client)},
+    )
     assert r.status_code == 403
     unlock(app, client)
-    cases = [({"current": "0000" if pin != "0000" else "1111", "new": "4321", "repeat": "4321"}, "current PIN is wrong"),
-             ({"current": pin, "new": "4321", "repeat": "4322"}, "the two entries differ"),
-             ({"current": pin, "new": "43x1", "repeat": "43x1"}, "new PIN: use digits 0-9 only"),
-             ({"current": "", "new": "4321", "repeat": "4321"}, "current PIN: enter the digits")]
+    cases = [
+        (
+            {"current": "0000" if pin != "0000" else "1111", "new": "4321", "repeat": "4321"},
+            "current PIN is wrong",
+        ),
+        ({"current": pin, "new": "4321", "repeat": "4322"}, "the two entries differ"),
+        ({"current": pin, "new": "43x1", "repeat": "43x1"}, "new PIN: use digits 0-9 only"),
+        ({"current": "", "new": "4321", "repeat": "4321"}, "current PIN: enter the digits"),
+    ]
     for form, message in cases:
         r = client.post("/settings/pin", data={**form, "csrf_token": csrf(client)})
         assert r.status_code == 400 and message in r.data.decode(), message
 
 
 def test_loopback_pin_change_needs_no_current_pin(app, client):
-    r = client.post("/settings/pin", data={"new": "97531", "repeat": "97531", "csrf_token": csrf(client)})
+    r = client.post(
+        "/settings/pin", data={"new": "97531", "repeat": "97531", "csrf_token": csrf(client)}
+    )
     assert r.status_code == 200 and "PIN changed" in r.data.decode()
     assert app.extensions[EXTENSION].store.verify("97531")
 
 
-@pytest.mark.parametrize("host,status", [("localhost", 200), ("127.0.0.1:8080", 200), ("[::1]:8080", 200),
-                                         ("evil.example", 403), ("evil.example:8080", 403),
-                                         ("192.168.1.9:8080", 403)])
+@pytest.mark.parametrize(
+    "host,status",
+    [
+        ("localhost", 200),
+        ("127.0.0.1:8080", 200),
+        ("[::1]:8080", 200),
+        ("evil.example", 403),
+        ("evil.example:8080", 403),
+        ("192.168.1.9:8080", 403),
+    ],
+)
 def test_loopback_answers_only_loopback_names(client, host, status):
     # A page of another site whose name was pointed at 127.0.0.1 (DNS rebinding) gets nothing.
     r = client.get("/api/session", headers={"Host": host})

@@ -1,4 +1,5 @@
 """The odds benchmark's figures (companion bench odds) and the self-play throws it learns from."""
+
 import argparse
 import json
 import random
@@ -12,8 +13,14 @@ from companion.rules.tower import TowerModel
 def test_self_play_shows_every_throw_with_what_the_tower_held():
     seen = []
     tower = TowerModel(random.Random(3), keep=0.3, release=0.1)
-    result = play_game(load_map(), 2, 30, 3, tower=tower,
-                       on_throw=lambda throw, battle: seen.append((throw, battle)))
+    result = play_game(
+        load_map(),
+        2,
+        30,
+        3,
+        tower=tower,
+        on_throw=lambda throw, battle: seen.append((throw, battle)),
+    )
     assert len(seen) == result.battles + 1 and seen[0][1] is None  # the priming first
     inside: dict = {}
     for throw, battle in seen:
@@ -21,8 +28,11 @@ def test_self_play_shows_every_throw_with_what_the_tower_held():
         if battle is not None:
             assert throw.emerged == battle.emerged
         # Cubes are conserved: what the tower holds next is what it held, in minus out.
-        inside = {c: n for c in sorted(set(inside) | set(throw.thrown))
-                  if (n := inside.get(c, 0) + throw.thrown.get(c, 0) - throw.emerged.get(c, 0))}
+        inside = {
+            c: n
+            for c in sorted(set(inside) | set(throw.thrown))
+            if (n := inside.get(c, 0) + throw.thrown.get(c, 0) - throw.emerged.get(c, 0))
+        }
     assert inside == tower.inside()
 
 

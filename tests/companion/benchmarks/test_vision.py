@@ -1,7 +1,13 @@
 import argparse
 
-from companion.benchmarks.vision import (LENSES, accuracy, battles, floor_clicks, floor_name,
-                                         through_lenses)
+from companion.benchmarks.vision import (
+    LENSES,
+    accuracy,
+    battles,
+    floor_clicks,
+    floor_name,
+    through_lenses,
+)
 from companion.tables import GREY_FLOORS, KINDS, battle_counts, set_up
 from firmware.scene.paints import FLOORS
 
@@ -17,21 +23,27 @@ def test_a_battle_tray_holds_several_cubes_of_two_or_three_paints():
 
 def test_the_battle_figures_count_each_kind_of_battle_tray():
     figures = {}
-    battles(argparse.Namespace(setups=1, seed=7, battles=1),
-            lambda name, text, value: figures.update({name: value}))
+    battles(
+        argparse.Namespace(setups=1, seed=7, battles=1),
+        lambda name, text, value: figures.update({name: value}),
+    )
     for kind in ("scattered", "touching", "piles"):
         assert figures[f"battle_exact_{kind}"] in (0.0, 1.0)
     # every scene counted is among the doubt figures: three scenes, each exact or not
     flagged, wrong = figures["battle_miscounts_not_sure"]
     assert 0 <= flagged <= wrong <= 3
-    assert wrong == round(3 - sum(figures[f"battle_exact_{k}"] for k in ("scattered", "touching", "piles")))
+    assert wrong == round(
+        3 - sum(figures[f"battle_exact_{k}"] for k in ("scattered", "touching", "piles"))
+    )
 
 
 def test_the_accuracy_figures_split_the_scenes_by_the_calibration_warning_of_a_paint_like_shadow():
     # set-up 228 warns that black looks like the floor in shadow (tests/calibration), 227 not
     figures = {}
-    accuracy(argparse.Namespace(setups=2, seed=227, scenes=1, grey_floors=0),
-             lambda name, text, value: figures.update({name: value}))
+    accuracy(
+        argparse.Namespace(setups=2, seed=227, scenes=1, grey_floors=0),
+        lambda name, text, value: figures.update({name: value}),
+    )
     (warned_exact, warned), (others_exact, others) = figures["exact_like_shadow"]
     assert warned == others == len(KINDS)
     assert warned_exact + others_exact == round(figures["exact_all"] * 2 * len(KINDS))
@@ -39,8 +51,10 @@ def test_the_accuracy_figures_split_the_scenes_by_the_calibration_warning_of_a_p
 
 def test_the_lens_figures_count_every_scene_of_a_set_up_through_each_lens():
     figures = {}
-    through_lenses(argparse.Namespace(setups=1, seed=7, scenes=1),
-                   lambda name, text, value: figures.update({name: (text, value)}))
+    through_lenses(
+        argparse.Namespace(setups=1, seed=7, scenes=1),
+        lambda name, text, value: figures.update({name: (text, value)}),
+    )
     for key in LENSES:
         text, share = figures[f"exact_{key}"]
         assert share in (0.0, 0.25, 0.5, 0.75, 1.0)

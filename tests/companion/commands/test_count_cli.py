@@ -1,4 +1,5 @@
 """`companion calibrate`, `companion count` and `companion watch` on real image files."""
+
 import json
 
 import cv2
@@ -31,13 +32,27 @@ def corners_arg(corners) -> str:
 
 
 def samples_args(clicks) -> list[str]:
-    return [a for colour, pts in clicks.items() for x, y in pts for a in ("--sample", f"{colour}={x:.1f},{y:.1f}")]
+    return [
+        a
+        for colour, pts in clicks.items()
+        for x, y in pts
+        for a in ("--sample", f"{colour}={x:.1f},{y:.1f}")
+    ]
 
 
 def calibrate(table, capsys, output):
     setup, calib, folder, image = table
-    code = main(["calibrate", str(image), "--corners", corners_arg(calib.corners),
-                 *samples_args(calib.clicks), "--output", str(output)])
+    code = main(
+        [
+            "calibrate",
+            str(image),
+            "--corners",
+            corners_arg(calib.corners),
+            *samples_args(calib.clicks),
+            "--output",
+            str(output),
+        ]
+    )
     return code, capsys.readouterr()
 
 
@@ -49,16 +64,28 @@ def test_calibrate_writes_a_profile_and_prints_the_quality_report(table, capsys,
     assert data["version"] == 1 and set(data["colours"]) == set(table[0].colours)
 
 
-@pytest.mark.parametrize("corners, message", [
-    ("10,10 600,10 600,400", "expected 4 corners"),
-    ("10,10 600,10 600,400 10,400 5,5", "expected 4 corners"),
-    ("10,10 700,10 600,400 10,400", "outside the 640x480 frame"),
-    ("10,10 600,x 600,400 10,400", "expected x,y in pixels"),
-])
+@pytest.mark.parametrize(
+    "corners, message",
+    [
+        ("10,10 600,10 600,400", "expected 4 corners"),
+        ("10,10 600,10 600,400 10,400 5,5", "expected 4 corners"),
+        ("10,10 700,10 600,400 10,400", "outside the 640x480 frame"),
+        ("10,10 600,x 600,400 10,400", "expected x,y in pixels"),
+    ],
+)
 def test_calibrate_rejects_bad_corners(table, capsys, tmp_path, corners, message):
     _, calib, _, image = table
-    code = main(["calibrate", str(image), "--corners", corners, *samples_args(calib.clicks),
-                 "--output", str(tmp_path / "c.json")])
+    code = main(
+        [
+            "calibrate",
+            str(image),
+            "--corners",
+            corners,
+            *samples_args(calib.clicks),
+            "--output",
+            str(tmp_path / "c.json"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.startswith("companion calibrate: error:")
     assert not (tmp_path / "c.json").exists()
@@ -67,8 +94,17 @@ def test_calibrate_rejects_bad_corners(table, capsys, tmp_path, corners, message
 def test_calibrate_rejects_a_click_on_the_tray_floor(table, capsys, tmp_path):
     _, calib, _, image = table
     clicks = {**calib.clicks, "red": [calib.bare_floor()]}
-    code = main(["calibrate", str(image), "--corners", corners_arg(calib.corners), *samples_args(clicks),
-                 "--output", str(tmp_path / "c.json")])
+    code = main(
+        [
+            "calibrate",
+            str(image),
+            "--corners",
+            corners_arg(calib.corners),
+            *samples_args(clicks),
+            "--output",
+            str(tmp_path / "c.json"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "click for red at" in err and "hit the tray floor" in err
 
@@ -79,7 +115,9 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     rng = np.random.default_rng(77)
     truths, scenes, paths = [], [], []
     for i, (kind, ext) in enumerate((("scattered", ".png"), ("touching", ".jpg"))):
-        s = render(setup, layout(setup, {"red": 2, "blue": 1, "yellow": 2, "green": i}, kind, rng), rng)
+        s = render(
+            setup, layout(setup, {"red": 2, "blue": 1, "yellow": 2, "green": i}, kind, rng), rng
+        )
         path = tmp_path / f"scene{i}{ext}"
         cv2.imwrite(str(path), s.image)
         truths.append(s.counts)
@@ -91,8 +129,21 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     empty.write_bytes(b"")
     missing = tmp_path / "missing.png"
     debug = tmp_path / "debug"
-    code = main(["count", "--calibration", str(tmp_path / "cal.json"), "--json", "--debug", str(debug),
-                 paths[0], str(broken), paths[1], str(empty), str(missing)])
+    code = main(
+        [
+            "count",
+            "--calibration",
+            str(tmp_path / "cal.json"),
+            "--json",
+            "--debug",
+            str(debug),
+            paths[0],
+            str(broken),
+            paths[1],
+            str(empty),
+            str(missing),
+        ]
+    )
     out = capsys.readouterr()
     assert code == 1
     assert f"{broken}: cannot read image: not a PNG, JPEG" in out.err
@@ -105,11 +156,22 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
         assert line["unknown"] == 0 and line["ms"] > 0
         assert line["sure"] == (line["confidence"] >= SURE) and (line["sure"] or line["doubts"])
         # each cube named where a cube of its colour lies in the image (within 15 px)
-        assert sorted(cube["colour"] for cube in line["cubes"]) == sorted(c for c, n in truth.items() for _ in range(n))
+        assert sorted(cube["colour"] for cube in line["cubes"]) == sorted(
+            c for c, n in truth.items() for _ in range(n)
+        )
         for cube in line["cubes"]:
-            assert min(np.hypot(*np.subtract(cube["centre"], true.centre)) for true in scene.cubes
-                       if true.colour == cube["colour"]) < 15
-    assert sorted(p.name for p in debug.iterdir()) == ["scene0.annotated.png", "scene1.annotated.png"]
+            assert (
+                min(
+                    np.hypot(*np.subtract(cube["centre"], true.centre))
+                    for true in scene.cubes
+                    if true.colour == cube["colour"]
+                )
+                < 15
+            )
+    assert sorted(p.name for p in debug.iterdir()) == [
+        "scene0.annotated.png",
+        "scene1.annotated.png",
+    ]
 
 
 def test_count_with_a_missing_or_damaged_profile(capsys, tmp_path):
@@ -125,7 +187,9 @@ def test_watch_a_folder_of_frames_prints_each_settled_state(table, capsys, tmp_p
     calibrate(table, capsys, tmp_path / "cal.json")
     rng = np.random.default_rng(8)
     before = layout(setup, {"red": 1}, "scattered", rng)
-    video = drop_video(setup, before, {"blue": 2, "yellow": 1}, rng, fps=15, hand=False, trickle=False)
+    video = drop_video(
+        setup, before, {"blue": 2, "yellow": 1}, rng, fps=15, hand=False, trickle=False
+    )
     frames = tmp_path / "frames"
     frames.mkdir()
     for i, f in enumerate(video):
@@ -142,13 +206,23 @@ def test_watch_a_folder_of_frames_prints_each_settled_state(table, capsys, tmp_p
 
 
 def test_calibrate_prints_the_lightness_of_black_on_a_light_grey_tray(capsys, tmp_path):
-    cubes = [("black", (52, 50, 50), (150, 130)), ("black", (52, 50, 50), (330, 300)),
-             ("red", (40, 40, 170), (480, 140))]
+    cubes = [
+        ("black", (52, 50, 50), (150, 130)),
+        ("black", (52, 50, 50), (330, 300)),
+        ("red", (40, 40, 170), (480, 140)),
+    ]
     shot = photo((176, 176, 172), cubes)
     image = tmp_path / "grey.png"
     cv2.imwrite(str(image), shot.image)
-    args = ["calibrate", str(image), "--corners", corners_arg(shot.corners), *samples_args(shot.clicks),
-            "--output", str(tmp_path / "c.json")]
+    args = [
+        "calibrate",
+        str(image),
+        "--corners",
+        corners_arg(shot.corners),
+        *samples_args(shot.clicks),
+        "--output",
+        str(tmp_path / "c.json"),
+    ]
     assert main(args) == 0
     [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("lightness")]
     assert line.startswith("lightness black / the tray floor (lit or in shadow): ")

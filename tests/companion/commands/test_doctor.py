@@ -1,10 +1,11 @@
 """`companion doctor`: one JSON line per check, exit 1 when one fails."""
+
 from __future__ import annotations
 
 import grp
-import pwd
 import json
 import os
+import pwd
 
 import cv2
 import numpy as np
@@ -22,13 +23,20 @@ def write_images(folder, n=4, size=(64, 48)):
 
 
 def save_calibration(path, frame_size, controls=None):
-    profile = Profile(frame_size=frame_size, corners=((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)),
-                      rect_size=(100, 100), cube_size=10.0, cube_area=100.0,
-                      floor_pixels=np.full((4, 3), 200, np.float32),
-                      colour_pixels={"red": np.tile(np.float32([20, 20, 200]), (4, 1)),
-                                     "blue": np.tile(np.float32([200, 20, 20]), (4, 1))},
-                      clicks={"red": ((0.5, 0.5),), "blue": ((0.6, 0.5),)},
-                      camera_controls=controls or {})
+    profile = Profile(
+        frame_size=frame_size,
+        corners=((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)),
+        rect_size=(100, 100),
+        cube_size=10.0,
+        cube_area=100.0,
+        floor_pixels=np.full((4, 3), 200, np.float32),
+        colour_pixels={
+            "red": np.tile(np.float32([20, 20, 200]), (4, 1)),
+            "blue": np.tile(np.float32([200, 20, 20]), (4, 1)),
+        },
+        clicks={"red": ((0.5, 0.5),), "blue": ((0.6, 0.5),)},
+        camera_controls=controls or {},
+    )
     save_profile(profile, path)
 
 
@@ -59,21 +67,41 @@ def table(tmp_path):
 
 def test_all_checks_pass(capsys, table, in_groups):
     config, data = table
-    save_calibration(data / "calibration.json", (64, 48), {"ExposureTime": 9000, "AnalogueGain": 2.0,
-                                                           "ColourGains": [1.5, 2.0]})
+    save_calibration(
+        data / "calibration.json",
+        (64, 48),
+        {"ExposureTime": 9000, "AnalogueGain": 2.0, "ColourGains": [1.5, 2.0]},
+    )
     rc, checks = doctor(capsys, "--config", str(config), "--data", str(data))
-    assert list(checks) == ["configuration", "camera", "panel", "groups", "disk", "data", "calibration"]
+    assert list(checks) == [
+        "configuration",
+        "camera",
+        "panel",
+        "groups",
+        "disk",
+        "data",
+        "calibration",
+    ]
     assert {name: c["ok"] for name, c in checks.items() if not c["ok"]} == {}
     assert rc == 0
     assert checks["configuration"]["detail"] == f"{config} is valid"
-    assert checks["camera"]["detail"].startswith(f"{config.parent / 'camera'}: 3 frames of 64x48 in ")
-    assert "MockFactory" in checks["panel"]["detail"] and "button_arm=17" in checks["panel"]["detail"]
+    assert checks["camera"]["detail"].startswith(
+        f"{config.parent / 'camera'}: 3 frames of 64x48 in "
+    )
+    assert (
+        "MockFactory" in checks["panel"]["detail"] and "button_arm=17" in checks["panel"]["detail"]
+    )
     assert checks["data"]["detail"] == f"{data} is writable"
-    assert list(data.iterdir()) == [data / "calibration.json"]        # the write test left nothing
-    assert checks["calibration"]["detail"].endswith("2 colours (red, blue) at 64x48, camera exposure locked")
+    assert list(data.iterdir()) == [data / "calibration.json"]  # the write test left nothing
+    assert checks["calibration"]["detail"].endswith(
+        "2 colours (red, blue) at 64x48, camera exposure locked"
+    )
     # a Camera Module 3's calibration holds its lens position too
-    save_calibration(data / "calibration.json", (64, 48), {"ExposureTime": 9000, "AnalogueGain": 2.0,
-                                                           "ColourGains": [1.5, 2.0], "LensPosition": 2.5})
+    save_calibration(
+        data / "calibration.json",
+        (64, 48),
+        {"ExposureTime": 9000, "AnalogueGain": 2.0, "ColourGains": [1.5, 2.0], "LensPosition": 2.5},
+    )
     rc, checks = doctor(capsys, "--config", str(config), "--data", str(data))
     assert rc == 0
     assert checks["calibration"]["detail"].endswith("at 64x48, camera exposure and focus locked")
@@ -91,45 +119,66 @@ def test_missing_calibration_fails_the_run(capsys, table, in_groups):
 def test_calibration_size_against_the_camera(capsys, table, in_groups, tmp_path):
     config, data = table
     save_calibration(tmp_path / "same-shape.json", (640, 480))
-    _, checks = doctor(capsys, "--config", str(config), "--data", str(data),
-                       "--calibration", str(tmp_path / "same-shape.json"))
+    _, checks = doctor(
+        capsys,
+        "--config",
+        str(config),
+        "--data",
+        str(data),
+        "--calibration",
+        str(tmp_path / "same-shape.json"),
+    )
     assert checks["calibration"]["ok"]
     assert "camera gives 64x48 (same shape, scaled)" in checks["calibration"]["detail"]
     save_calibration(tmp_path / "wide.json", (640, 360))
-    rc, checks = doctor(capsys, "--config", str(config), "--data", str(data),
-                        "--calibration", str(tmp_path / "wide.json"))
+    rc, checks = doctor(
+        capsys,
+        "--config",
+        str(config),
+        "--data",
+        str(data),
+        "--calibration",
+        str(tmp_path / "wide.json"),
+    )
     assert rc == 1 and not checks["calibration"]["ok"]
     assert "camera gives 64x48, another shape: calibrate again" in checks["calibration"]["detail"]
 
 
 def test_bad_camera_pins_and_config_are_reported_not_raised(capsys, tmp_path, in_groups):
     config = tmp_path / "config.toml"
-    config.write_text('[camera]\nsource = "usb:zero"\n[panel]\nmode = "mock"\n'
-                      '[panel.pins]\nbutton_arm = 5\n')
+    config.write_text(
+        '[camera]\nsource = "usb:zero"\n[panel]\nmode = "mock"\n[panel.pins]\nbutton_arm = 5\n'
+    )
     rc, checks = doctor(capsys, "--config", str(config), "--data", str(tmp_path / "new"))
     assert rc == 1
     assert checks["configuration"]["ok"]
-    assert checks["camera"] == {"check": "camera", "ok": False,
-                                "detail": "camera source 'usb:zero': expected usb:N with N a camera number, e.g. usb:0"}
+    assert checks["camera"] == {
+        "check": "camera",
+        "ok": False,
+        "detail": "camera source 'usb:zero': expected usb:N with N a camera number, e.g. usb:0",
+    }
     assert checks["panel"]["detail"] == "panel pins: BCM 5 is given to led_ready and button_arm"
     assert checks["data"]["ok"] and "does not exist yet" in checks["data"]["detail"]
     assert not (tmp_path / "new").exists()
 
-    config.write_text('[camera]\nwidht = 640\n')
+    config.write_text("[camera]\nwidht = 640\n")
     rc, checks = doctor(capsys, "--config", str(config), "--data", str(tmp_path))
     assert rc == 1
     assert not checks["configuration"]["ok"]
     assert "unknown key 'widht'" in checks["configuration"]["detail"]
-    assert len(checks) == 7                       # the rest still ran, on the defaults
+    assert len(checks) == 7  # the rest still ran, on the defaults
 
 
 def test_group_membership(monkeypatch):
     from companion.commands.doctor import check_groups
+
     existing = {g.gr_name: g.gr_gid for g in grp.getgrall()}
     if "video" not in existing:
         pytest.skip("this system has no video group to test membership against")
-    monkeypatch.setattr(os, "getuid", lambda: 4321)      # a normal user (pwd knows no 4321: patched)
-    monkeypatch.setattr(pwd, "getpwuid", lambda uid: pwd.struct_passwd(("tower", "x", uid, uid, "", "/", "/bin/sh")))
+    monkeypatch.setattr(os, "getuid", lambda: 4321)  # a normal user (pwd knows no 4321: patched)
+    monkeypatch.setattr(
+        pwd, "getpwuid", lambda uid: pwd.struct_passwd(("tower", "x", uid, uid, "", "/", "/bin/sh"))
+    )
     monkeypatch.setattr(os, "getgroups", lambda: [])
     monkeypatch.setattr(os, "getgid", lambda: -1)
     check = check_groups()
@@ -141,6 +190,7 @@ def test_group_membership(monkeypatch):
 
 def test_root_needs_no_groups(monkeypatch):
     from companion.commands.doctor import check_groups
+
     monkeypatch.setattr(os, "getuid", lambda: 0)
     check = check_groups()
     assert check.ok and check.detail.startswith("running as root")
@@ -148,6 +198,7 @@ def test_root_needs_no_groups(monkeypatch):
 
 def test_data_folder_not_writable(tmp_path):
     from companion.commands.doctor import check_data_dir
+
     plain = tmp_path / "file"
     plain.write_text("x")
     assert check_data_dir(str(plain)).detail == f"{plain} is not a folder"

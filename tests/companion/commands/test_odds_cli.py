@@ -1,4 +1,5 @@
 """`companion odds` run as the real command, in a subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,12 @@ from companion.service.table import TableService
 from companion.store import Store
 from tests.companion.commands.test_battle_cli import companion
 
-BATTLE = {"attacker": "blue", "defender": "red", "thrown": {"blue": 4, "red": 3},
-          "cup": {"yellow": 1}}
+BATTLE = {
+    "attacker": "blue",
+    "defender": "red",
+    "thrown": {"blue": 4, "red": 3},
+    "cup": {"yellow": 1},
+}
 
 
 def test_odds_from_the_json_alone(tmp_path):
@@ -34,16 +39,23 @@ def test_odds_from_the_json_alone(tmp_path):
 
 
 def test_odds_from_a_companions_data_dir(tmp_path):
-    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False,
-                                   "panel.mode": "off"})
+    config, _ = load_config(
+        None, {"data_dir": str(tmp_path), "speech.enabled": False, "panel.mode": "off"}
+    )
     store = Store.in_dir(tmp_path)
     service = TableService(config, store, None)
     record = service.prime_tower()
     service.confirm(record.id, {c: 7 for c in config.colours.players} | {"green": 5})
     service.stop()
     store.close()
-    run = companion("odds", "--json", "-", "--data", str(tmp_path),
-                    stdin=json.dumps({"attacker": "blue", "defender": None, "thrown": {"blue": 2}}))
+    run = companion(
+        "odds",
+        "--json",
+        "-",
+        "--data",
+        str(tmp_path),
+        stdin=json.dumps({"attacker": "blue", "defender": None, "thrown": {"blue": 2}}),
+    )
     assert run.returncode == 0, run.stderr
     odds = json.loads(run.stdout)
     assert odds["inside"] == {"green": 5}  # what the priming left in the tower
@@ -51,14 +63,19 @@ def test_odds_from_a_companions_data_dir(tmp_path):
     assert odds["expected"]["green"] > 1  # the farmer defending, and loose ones
 
 
-@pytest.mark.parametrize("battle, message", [
-    ({**BATTLE, "keep": 1.5}, "keep: expected a share from 0 to 1, got 1.5"),
-    ({**BATTLE, "tower": {"red": -1}}, "tower.red: -1 is negative"),
-    ({**BATTLE, "emerged": {"blue": 1}},
-     "emerged: the odds are asked before the throw; leave it out"),
-    ({**BATTLE, "attacker": "red"}, "defender: 'red' is also the attacker"),
-    ([1], "expected a JSON object describing one battle, got list"),
-])
+@pytest.mark.parametrize(
+    "battle, message",
+    [
+        ({**BATTLE, "keep": 1.5}, "keep: expected a share from 0 to 1, got 1.5"),
+        ({**BATTLE, "tower": {"red": -1}}, "tower.red: -1 is negative"),
+        (
+            {**BATTLE, "emerged": {"blue": 1}},
+            "emerged: the odds are asked before the throw; leave it out",
+        ),
+        ({**BATTLE, "attacker": "red"}, "defender: 'red' is also the attacker"),
+        ([1], "expected a JSON object describing one battle, got list"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(battle, message):
     run = companion("odds", "--json", "-", stdin=json.dumps(battle))
     assert run.returncode == 2 and run.stdout == ""

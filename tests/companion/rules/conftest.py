@@ -1,4 +1,5 @@
 """Fixtures for the rules tests: the shipped Risk Europe board and a state builder."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,11 +16,16 @@ def board():
 @pytest.fixture
 def make_state(board):
     """make_state({"Franconia": {"blue": {"footman": 2}}}, players={"blue": {"coins": 7}})"""
+
     def make(units=None, players=None, castles=(), **extra):
         territories = {name: {"units": per_colour} for name, per_colour in (units or {}).items()}
         for name in castles:
             territories.setdefault(name, {"units": {}})["castle"] = True
-        data = {"players": {c: {"automaton": True, **p} for c, p in (players or {}).items()},
-                "territories": territories, **extra}
+        data = {
+            "players": {c: {"automaton": True, **p} for c, p in (players or {}).items()},
+            "territories": territories,
+            **extra,
+        }
         return from_dict(data, board=board)
+
     return make

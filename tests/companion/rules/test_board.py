@@ -29,13 +29,25 @@ def _tiny(**changes):
     return {"name": "tiny", "territories": territories}
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"t1": {"name": "B", "adjacent": ["A", "C", "Atlantis"]}}, "'B' lists unknown neighbour 'Atlantis'"),
-    ({"t2": {"name": "C", "adjacent": []}}, "'B' lists 'C' as adjacent but 'C' does not list 'B'"),
-    ({"t0": {"name": "A", "city": "Acity", "adjacent": ["B"]}}, "'A': city 'Acity' needs a tax value"),
-    ({"t2": {"name": "C", "tax": 3, "adjacent": ["B"]}}, "'C' has a tax value but no city"),
-    ({"t2": {"name": "A", "adjacent": ["B"]}}, "'A' is listed twice"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"t1": {"name": "B", "adjacent": ["A", "C", "Atlantis"]}},
+            "'B' lists unknown neighbour 'Atlantis'",
+        ),
+        (
+            {"t2": {"name": "C", "adjacent": []}},
+            "'B' lists 'C' as adjacent but 'C' does not list 'B'",
+        ),
+        (
+            {"t0": {"name": "A", "city": "Acity", "adjacent": ["B"]}},
+            "'A': city 'Acity' needs a tax value",
+        ),
+        ({"t2": {"name": "C", "tax": 3, "adjacent": ["B"]}}, "'C' has a tax value but no city"),
+        ({"t2": {"name": "A", "adjacent": ["B"]}}, "'A' is listed twice"),
+    ],
+)
 def test_bad_maps_name_the_territory(change, message):
     with pytest.raises(MapError, match=message.replace("(", r"\(")):
         board_from_dict(_tiny(**change), "tiny.json")
@@ -78,19 +90,30 @@ def _placed(**at):
 
 def test_a_map_without_places_loads_and_one_with_all_of_them_too():
     assert board_from_dict(_tiny()).at == {}
-    assert board_from_dict(_placed(A=[1, 50], B=[2.5, 51], C=[-3, 49.5])).at == \
-        {"A": (1.0, 50.0), "B": (2.5, 51.0), "C": (-3.0, 49.5)}
+    assert board_from_dict(_placed(A=[1, 50], B=[2.5, 51], C=[-3, 49.5])).at == {
+        "A": (1.0, 50.0),
+        "B": (2.5, 51.0),
+        "C": (-3.0, 49.5),
+    }
 
 
-@pytest.mark.parametrize("at, message", [
-    ({"A": [1, 50], "B": [2, 51]}, "'at' is given for 2 territories but not for C "
-                                    "(give it for every territory or for none)"),
-    ({"A": [1, 50], "B": [2, 51], "C": [200, 50]},
-     "territory 'C': 'at' must be [longitude, latitude]"),
-    ({"A": [1, 50], "B": [2, 51], "C": ["1", 50]}, "territory 'C': 'at' must be"),
-    ({"A": [1, 50], "B": [2, 51], "C": [1, 2, 3]}, "territory 'C': 'at' must be"),
-    ({"A": [1, 50], "B": [2, 51], "C": [True, 50]}, "territory 'C': 'at' must be"),
-])
+@pytest.mark.parametrize(
+    "at, message",
+    [
+        (
+            {"A": [1, 50], "B": [2, 51]},
+            "'at' is given for 2 territories but not for C "
+            "(give it for every territory or for none)",
+        ),
+        (
+            {"A": [1, 50], "B": [2, 51], "C": [200, 50]},
+            "territory 'C': 'at' must be [longitude, latitude]",
+        ),
+        ({"A": [1, 50], "B": [2, 51], "C": ["1", 50]}, "territory 'C': 'at' must be"),
+        ({"A": [1, 50], "B": [2, 51], "C": [1, 2, 3]}, "territory 'C': 'at' must be"),
+        ({"A": [1, 50], "B": [2, 51], "C": [True, 50]}, "territory 'C': 'at' must be"),
+    ],
+)
 def test_a_bad_place_is_named(at, message):
     with pytest.raises(MapError, match=re.escape(f"tiny.json: {message}")):
         board_from_dict(_placed(**at), "tiny.json")

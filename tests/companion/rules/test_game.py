@@ -1,4 +1,5 @@
 """Game flow: solo setup, rounds and cards, battles onto the board, people's moves and purchases."""
+
 from dataclasses import replace
 
 import pytest
@@ -6,8 +7,18 @@ import pytest
 from companion.rules.battle import Battle, resolve
 from companion.rules.deck import DECK
 from companion.rules.dice import Dice
-from companion.rules.game import (apply_battle, battle_sides, draw_card, end_round, move, new_game,
-                                  pending_battles, purchase, start_round, take_turn)
+from companion.rules.game import (
+    apply_battle,
+    battle_sides,
+    draw_card,
+    end_round,
+    move,
+    new_game,
+    pending_battles,
+    purchase,
+    start_round,
+    take_turn,
+)
 from companion.rules.state import StateError
 
 F, A, C, S = "footman", "archer", "cavalry", "siege_engine"
@@ -34,8 +45,9 @@ def test_rounds_draw_two_cards_and_king_me_passes_the_token(board):
     dice = Dice(5)
     state = start_round(new_game(board, ["red", "blue"], dice), dice)
     assert all(len(p.hand) == 2 and len(p.deck) == 6 for p in state.players.values())
-    state = state.with_player(replace(state.player("blue"),
-                                      hand=("king-me/tax-or-spend", "tax-or-spend")))
+    state = state.with_player(
+        replace(state.player("blue"), hand=("king-me/tax-or-spend", "tax-or-spend"))
+    )
     state, actions = take_turn(state, "blue", 0, dice)
     assert actions[0].action == "king-me" and state.next_first_player == "blue"
     state = start_round(end_round(state), dice)
@@ -45,9 +57,12 @@ def test_rounds_draw_two_cards_and_king_me_passes_the_token(board):
 
 def test_a_card_that_can_do_nothing_draws_another(board, make_state):
     # two footmen in Warsaw (tax 2) cannot leave: nothing to split-expand or maneuver
-    state = make_state({"Poland": {"blue": {F: 2}}},
-                       players={"blue": {"coins": 0, "hand": ["split-expand-or-maneuver"],
-                                         "deck": ["tax-or-spend"]}})
+    state = make_state(
+        {"Poland": {"blue": {F: 2}}},
+        players={
+            "blue": {"coins": 0, "hand": ["split-expand-or-maneuver"], "deck": ["tax-or-spend"]}
+        },
+    )
     state, actions = take_turn(state, "blue", 0, Dice(0))
     assert [a.action for a in actions] == ["tax"] and state.player("blue").coins == 2
     assert state.log[0] == {"player": "blue", "draws_again": "tax-or-spend"}
@@ -55,8 +70,10 @@ def test_a_card_that_can_do_nothing_draws_another(board, make_state):
 
 
 def test_an_empty_deck_is_reshuffled_and_logged(make_state):
-    state = make_state({"Poland": {"blue": {F: 2}}},
-                       players={"blue": {"discard": ["tax-or-spend", "split-expand-or-maneuver"]}})
+    state = make_state(
+        {"Poland": {"blue": {F: 2}}},
+        players={"blue": {"discard": ["tax-or-spend", "split-expand-or-maneuver"]}},
+    )
     state, card = draw_card(state, "blue", Dice(source=lambda sides, why: sides))
     assert card == "split-expand-or-maneuver" and state.player("blue").deck == ("tax-or-spend",)
     assert state.log[-1]["reshuffle"] == ["split-expand-or-maneuver", "tax-or-spend"]
@@ -69,8 +86,14 @@ def _attacked(state, territory, attacker):
 
 def _fight(state, territory, emerged, cup=None):
     attacker, defender, thrown = battle_sides(state, territory)
-    battle = Battle(attacker, defender, thrown, emerged=emerged, cup=cup or {},
-                    revolt_markers=state.territory(territory).revolt_markers)
+    battle = Battle(
+        attacker,
+        defender,
+        thrown,
+        emerged=emerged,
+        cup=cup or {},
+        revolt_markers=state.territory(territory).revolt_markers,
+    )
     return apply_battle(state, territory, attacker, resolve(battle))
 
 
@@ -111,10 +134,18 @@ def test_cubes_released_beyond_those_thrown_come_from_the_supply(make_state):
 
 
 def test_a_persons_move_is_checked(make_state):
-    state = make_state({"Franconia": {"blue": {F: 2, C: 4}}, "Saxony": {"red": {F: 2}},
-                        "Bohemia": {"red": {F: 1}}, "Poland": {"blue": {F: 1}, "red": {F: 1}}})
+    state = make_state(
+        {
+            "Franconia": {"blue": {F: 2, C: 4}},
+            "Saxony": {"red": {F: 2}},
+            "Bohemia": {"red": {F: 1}},
+            "Poland": {"blue": {F: 1}, "red": {F: 1}},
+        }
+    )
     after = move(state, "blue", ["Franconia", "Saxony"], {C: 4, F: 1})
-    assert after.territory("Saxony").attacker == "blue" and after.units("Franconia", "blue") == {F: 1}
+    assert after.territory("Saxony").attacker == "blue" and after.units("Franconia", "blue") == {
+        F: 1
+    }
     for path, units, message in [
         (["Franconia", "Rome"], {C: 1}, "not adjacent"),
         (["Franconia", "Saxony"], {C: 5}, "has not enough cavalry"),
@@ -129,8 +160,10 @@ def test_a_persons_move_is_checked(make_state):
 
 
 def test_a_persons_purchase_is_checked(make_state):
-    state = make_state({"Saxony": {"blue": {F: 4}}, "Bavaria": {"blue": {F: 1}}, "Rome": {"red": {F: 3}}},
-                       players={"blue": {"coins": 15, "automaton": False}})
+    state = make_state(
+        {"Saxony": {"blue": {F: 4}}, "Bavaria": {"blue": {F: 1}}, "Rome": {"red": {F: 3}}},
+        players={"blue": {"coins": 15, "automaton": False}},
+    )
     after = purchase(state, "blue", {C: 1, "castle": 1}, {"Bavaria": {C: 1}}, castle_at="Saxony")
     assert after.player("blue").coins == 0 and after.territory("Saxony").castle
     assert after.units("Bavaria", "blue") == {F: 1, C: 1}

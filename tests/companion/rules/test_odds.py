@@ -1,4 +1,5 @@
 """Odds before the throw (companion.rules.odds): the same chances as throwing the tower model."""
+
 import random
 from collections import Counter
 from dataclasses import replace

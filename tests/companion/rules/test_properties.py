@@ -1,4 +1,5 @@
 """Properties of every decision on random states of the Risk Europe board (hypothesis)."""
+
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -16,18 +17,36 @@ BOARD = load_map()
 COLOURS = ("blue", "red", "yellow")
 ALL_ORDERS = ORDERS + tuple(o for orders in CARDS.values() for o in orders if o not in ORDERS)
 
-units = st.fixed_dictionaries({}, optional={
-    "footman": st.integers(1, 6), "archer": st.integers(1, 2),
-    "cavalry": st.integers(1, 3), "siege_engine": st.integers(1, 1)})
+units = st.fixed_dictionaries(
+    {},
+    optional={
+        "footman": st.integers(1, 6),
+        "archer": st.integers(1, 2),
+        "cavalry": st.integers(1, 3),
+        "siege_engine": st.integers(1, 1),
+    },
+)
 territory = st.fixed_dictionaries(
     {"units": st.dictionaries(st.sampled_from(COLOURS), units, min_size=1, max_size=2)},
-    optional={"castle": st.booleans()})
-states = st.fixed_dictionaries({
-    "players": st.fixed_dictionaries({c: st.fixed_dictionaries({
-        "automaton": st.just(True), "coins": st.integers(0, 25), "crowns": st.integers(0, 6)})
-        for c in COLOURS}),
-    "territories": st.dictionaries(st.sampled_from(BOARD.territories), territory, max_size=12),
-})
+    optional={"castle": st.booleans()},
+)
+states = st.fixed_dictionaries(
+    {
+        "players": st.fixed_dictionaries(
+            {
+                c: st.fixed_dictionaries(
+                    {
+                        "automaton": st.just(True),
+                        "coins": st.integers(0, 25),
+                        "crowns": st.integers(0, 6),
+                    }
+                )
+                for c in COLOURS
+            }
+        ),
+        "territories": st.dictionaries(st.sampled_from(BOARD.territories), territory, max_size=12),
+    }
+)
 
 
 def build(data):
@@ -37,8 +56,12 @@ def build(data):
         assume(False)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=states, order=st.sampled_from(ALL_ORDERS), seed=st.integers(0, 1000))
 def test_decisions_keep_the_card_rules(data, order, seed):
     state = build(data)
@@ -54,8 +77,12 @@ def test_decisions_keep_the_card_rules(data, order, seed):
             # never attacks below the threshold (nor a castle without a siege engine)
             if action.action != "maneuver":
                 t = state.territory(target)
-                assert may_attack(total(d["units"]), state.enemies(target, "blue"),
-                                  t.castle and "blue" not in t.units, d["units"].get(SIEGE_ENGINE, 0))
+                assert may_attack(
+                    total(d["units"]),
+                    state.enemies(target, "blue"),
+                    t.castle and "blue" not in t.units,
+                    d["units"].get(SIEGE_ENGINE, 0),
+                )
             else:
                 assert "blue" in state.territory(target).units
         if action.action == "purchase":

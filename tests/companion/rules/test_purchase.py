@@ -68,9 +68,17 @@ def test_no_castle_to_be_had_keeps_its_price():
     assert dict(p.buys) == {"footman": 2} and p.coins_left == 12
 
 
-@pytest.mark.parametrize("crowns, coins, crown_card", [
-    (6, 10, True), (6, 15, True), (6, 9, False), (5, 10, False), (7, 10, False), (5, 20, False),
-])
+@pytest.mark.parametrize(
+    "crowns, coins, crown_card",
+    [
+        (6, 10, True),
+        (6, 15, True),
+        (6, 9, False),
+        (5, 10, False),
+        (7, 10, False),
+        (5, 20, False),
+    ],
+)
 def test_crown_card_override_only_at_6_crowns_and_10_coins(crowns, coins, crown_card):
     p = choose(coins, crowns, FULL, 1)
     if crown_card:

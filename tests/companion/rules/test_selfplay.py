@@ -1,4 +1,5 @@
 """Self-play with the invariants checked after every turn, and the two commands."""
+
 import json
 
 import pytest
@@ -39,19 +40,66 @@ def test_a_broken_invariant_raises(board, monkeypatch):
 
 
 def test_automaton_command(tmp_path, capsys):
-    state = {**ISSUE_EXAMPLE, "territories": {**ISSUE_EXAMPLE["territories"],
-                                              "Saxony": {"units": {"red": {"footman": 2}}}}}
+    state = {
+        **ISSUE_EXAMPLE,
+        "territories": {
+            **ISSUE_EXAMPLE["territories"],
+            "Saxony": {"units": {"red": {"footman": 2}}},
+        },
+    }
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
-    assert main(["automaton", "--state", str(path), "--player", "blue", "--order", "expand",
-                 "--seed", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "automaton",
+                "--state",
+                str(path),
+                "--player",
+                "blue",
+                "--order",
+                "expand",
+                "--seed",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines[0]["action"] == "expand" and lines[0]["to"] == "Saxony" and lines[0]["attack"]
-    assert main(["automaton", "--state", str(path), "--player", "blue", "--order", "tax-or-spend",
-                 "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "automaton",
+                "--state",
+                str(path),
+                "--player",
+                "blue",
+                "--order",
+                "tax-or-spend",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.startswith("Blue spends 7 on 1 cavalry, 1 archer, 2 footmen")
-    assert main(["automaton", "--state", str(path), "--player", "red", "--order", "siege-assault",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "automaton",
+                "--state",
+                str(path),
+                "--player",
+                "red",
+                "--order",
+                "siege-assault",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["action"] == "none"  # red has no siege engine
 
 
@@ -60,7 +108,10 @@ def test_automaton_command_bad_state(tmp_path, capsys):
     path.write_text(json.dumps({**ISSUE_EXAMPLE, "territories": {"Atlantis": {"units": {}}}}))
     assert main(["automaton", "--state", str(path), "--player", "blue", "--order", "expand"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("companion automaton: error: ") and "territories.Atlantis: unknown territory" in err
+    assert (
+        err.startswith("companion automaton: error: ")
+        and "territories.Atlantis: unknown territory" in err
+    )
     good = tmp_path / "good.json"
     good.write_text(json.dumps(ISSUE_EXAMPLE))
     assert main(["automaton", "--state", str(good), "--player", "green", "--order", "expand"]) == 2
@@ -68,8 +119,23 @@ def test_automaton_command_bad_state(tmp_path, capsys):
 
 
 def test_simulate_command(capsys):
-    assert main(["simulate", "--automata", "3", "--rounds", "30", "--seed", "4", "--games", "2",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--automata",
+                "3",
+                "--rounds",
+                "30",
+                "--seed",
+                "4",
+                "--games",
+                "2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x.get("game") for x in lines[:2]] == [1, 2] and lines[0]["seed"] == 4
     assert lines[2]["summary"]["games"] == 2

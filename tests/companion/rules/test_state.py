@@ -4,9 +4,14 @@ import pytest
 
 from companion.rules.state import StateError, from_dict, load_state
 
-ISSUE_EXAMPLE = {"map": "risk-europe", "players": {"blue": {"automaton": True, "coins": 7, "crowns": 2}},
-                 "territories": {"Franconia": {"units": {"blue": {"footman": 2, "cavalry": 4}}},
-                                 "Saxony": {"castle": True, "units": {"red": {"footman": 2}}}}}
+ISSUE_EXAMPLE = {
+    "map": "risk-europe",
+    "players": {"blue": {"automaton": True, "coins": 7, "crowns": 2}},
+    "territories": {
+        "Franconia": {"units": {"blue": {"footman": 2, "cavalry": 4}}},
+        "Saxony": {"castle": True, "units": {"red": {"footman": 2}}},
+    },
+}
 
 
 def test_the_issue_example_loads(tmp_path):
@@ -23,35 +28,65 @@ def test_the_issue_example_loads(tmp_path):
 
 
 def test_round_trip_keeps_everything(make_state):
-    state = make_state({"Poland": {"blue": {"footman": 3}, "red": {"archer": 1}}},
-                       players={"blue": {"coins": 3, "crowns": 4, "deck": ["tax-or-spend"],
-                                         "hand": ["split-expand-or-maneuver"]}},
-                       round=4, first_player="red")
-    state = from_dict({**state.to_dict(), "territories": {
-        "Poland": {"units": {"blue": {"footman": 3}, "red": {"archer": 1}}, "attacker": "red",
-                   "revolt_markers": 1}}}, board=state.board)
+    state = make_state(
+        {"Poland": {"blue": {"footman": 3}, "red": {"archer": 1}}},
+        players={
+            "blue": {
+                "coins": 3,
+                "crowns": 4,
+                "deck": ["tax-or-spend"],
+                "hand": ["split-expand-or-maneuver"],
+            }
+        },
+        round=4,
+        first_player="red",
+    )
+    state = from_dict(
+        {
+            **state.to_dict(),
+            "territories": {
+                "Poland": {
+                    "units": {"blue": {"footman": 3}, "red": {"archer": 1}},
+                    "attacker": "red",
+                    "revolt_markers": 1,
+                }
+            },
+        },
+        board=state.board,
+    )
     again = from_dict(json.loads(json.dumps(state.to_dict())), board=state.board)
     assert again.to_dict() == state.to_dict()
     assert again.disputed("Poland") and again.territory("Poland").attacker == "red"
     assert again.round == 4 and again.turn_order() == ["red", "blue"]
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"territories": {"Saxny": {"units": {}}}}, "territories.Saxny: unknown territory"),
-    ({"territories": {"Saxony": {"units": {"red": {"knight": 1}}}}},
-     "territories.Saxony.units.red.knight: unknown unit type"),
-    ({"territories": {"Saxony": {"units": {"red": {"footman": -2}}}}},
-     "territories.Saxony.units.red.footman: -2 is negative"),
-    ({"territories": {"Saxony": {"units": {"red": {"footman": 1.5}}}}},
-     "territories.Saxony.units.red.footman: expected a whole number"),
-    ({"territories": {"Saxony": {"units": {"red": {"footman": 36}}}}},
-     "units.red.footman: 36 footmen on the board, but the box holds 35"),
-    ({"territories": {"Saxony": {"castel": True}}}, "territories.Saxony.castel: unknown key"),
-    ({"players": {"blue": {"coins": -1}}}, "players.blue.coins: -1 is negative"),
-    ({"players": {"blue": {"deck": ["joker"]}}}, "players.blue.deck: expected a list of cards"),
-    ({"first_player": "green"}, "first_player: unknown player 'green'"),
-    ({"colour": "x"}, "colour: unknown key"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"territories": {"Saxny": {"units": {}}}}, "territories.Saxny: unknown territory"),
+        (
+            {"territories": {"Saxony": {"units": {"red": {"knight": 1}}}}},
+            "territories.Saxony.units.red.knight: unknown unit type",
+        ),
+        (
+            {"territories": {"Saxony": {"units": {"red": {"footman": -2}}}}},
+            "territories.Saxony.units.red.footman: -2 is negative",
+        ),
+        (
+            {"territories": {"Saxony": {"units": {"red": {"footman": 1.5}}}}},
+            "territories.Saxony.units.red.footman: expected a whole number",
+        ),
+        (
+            {"territories": {"Saxony": {"units": {"red": {"footman": 36}}}}},
+            "units.red.footman: 36 footmen on the board, but the box holds 35",
+        ),
+        ({"territories": {"Saxony": {"castel": True}}}, "territories.Saxony.castel: unknown key"),
+        ({"players": {"blue": {"coins": -1}}}, "players.blue.coins: -1 is negative"),
+        ({"players": {"blue": {"deck": ["joker"]}}}, "players.blue.deck: expected a list of cards"),
+        ({"first_player": "green"}, "first_player: unknown player 'green'"),
+        ({"colour": "x"}, "colour: unknown key"),
+    ],
+)
 def test_bad_state_files_name_the_entry(tmp_path, change, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({**ISSUE_EXAMPLE, **change}))

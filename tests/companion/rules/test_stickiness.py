@@ -1,4 +1,5 @@
 """The tower's stickiness learned from its throws (companion.rules.stickiness)."""
+
 import random
 
 import pytest
@@ -35,8 +36,10 @@ def test_a_tower_unlike_the_prior_is_learned_from_sixty_throws(keep, release):
 
 
 def test_the_text_says_the_shares_and_the_throws():
-    assert Stickiness(0.2, 0.33, 23).text() == ("this tower keeps about 1 in 5 cubes and releases "
-                                                "about 1 in 3 of what it holds, from 23 throws")
+    assert Stickiness(0.2, 0.33, 23).text() == (
+        "this tower keeps about 1 in 5 cubes and releases "
+        "about 1 in 3 of what it holds, from 23 throws"
+    )
     assert Stickiness(0.2, 0.33, 1).text().endswith("from 1 throw")
 
 

@@ -1,4 +1,5 @@
 """Fixtures: a configuration in a temporary data directory, a store, a service without camera."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,9 @@ from companion.web import create_app
 
 @pytest.fixture
 def config(tmp_path):
-    cfg, _ = load_config(None, {"data_dir": str(tmp_path / "data"), "speech.enabled": False,
-                                "panel.mode": "off"})
+    cfg, _ = load_config(
+        None, {"data_dir": str(tmp_path / "data"), "speech.enabled": False, "panel.mode": "off"}
+    )
     return cfg
 
 

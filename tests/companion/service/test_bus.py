@@ -1,4 +1,5 @@
 """The event bus: every subscriber gets every event; reconnecting clients catch up."""
+
 from __future__ import annotations
 
 from companion.service.bus import Event, EventBus

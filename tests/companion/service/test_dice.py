@@ -1,18 +1,18 @@
 """Physical dice (docs/rules.md section 4): an automaton decision that needs a roll asks the table,
 replays the rolls it was given, keeps them across a restart, and undo takes one back."""
+
 from __future__ import annotations
 
 import pytest
 
 from companion.config import load_config
-from companion.rules.dice import Dice
 from companion.rules import game as rules_game
+from companion.rules.dice import Dice
 from companion.service import turns
 from companion.service.table import TableService
 from companion.store import Store
 from companion.web import create_app
 from firmware.panel import make_panel
-
 from tests.companion.service.test_game import PLAYERS, new_game
 
 # With this seed the automaton's first decision is a tie: expand from Valencia or from Bulgaria.
@@ -29,8 +29,13 @@ def physical(client, seed=TIE_SEED):
 def test_a_tie_asks_the_table_and_the_roll_decides(client):
     turn = physical(client)
     assert turn["status"] == "needs_roll" and turn["player"] == "blue"
-    assert turn["roll"]["sides"] == 2 and turn["roll"]["reason"].startswith("expand: tie between targets (1 ")
-    assert turn["text"].startswith("Roll a die for Blue, expand: tie") and "enter 1 to 2" in turn["text"]
+    assert turn["roll"]["sides"] == 2 and turn["roll"]["reason"].startswith(
+        "expand: tie between targets (1 "
+    )
+    assert (
+        turn["text"].startswith("Roll a die for Blue, expand: tie")
+        and "enter 1 to 2" in turn["text"]
+    )
     state = client.get("/api/state").get_json()
     assert state["physical_dice"] is True and state["automaton"]["status"] == "needs_roll"
     assert state["events"][-1]["text"] == turn["text"]  # said and shown as one sentence
@@ -44,7 +49,10 @@ def test_a_tie_asks_the_table_and_the_roll_decides(client):
     first, second = turn["roll"]["reason"].split("(1 ")[1].rstrip(")").split(", 2 ")
     expand = [a for a in r["actions"] if a["action"] == "expand"][0]
     assert f"{expand['from']} to {expand['to']}" == second  # 2 picked the second option
-    assert client.get("/api/state").get_json()["events"][-1]["text"] == f"Rolled 2 at the table. {r['text']}"
+    assert (
+        client.get("/api/state").get_json()["events"][-1]["text"]
+        == f"Rolled 2 at the table. {r['text']}"
+    )
     # A roll now is not wanted; the confirmed step says which dice the table rolled.
     assert client.post("/api/automaton/roll", json={"value": 1}).status_code == 409
     client.post("/api/automaton/confirm", json={})
@@ -52,16 +60,31 @@ def test_a_tie_asks_the_table_and_the_roll_decides(client):
     assert step["text"] == f"Confirmed: {r['text']} Dice rolled at the table: 2 (d2)."
 
 
-@pytest.mark.parametrize("body, message", [
-    ({"value": 3}, "from 1 to 2"), ({"value": 0}, "from 1 to 2"), ({"value": "1"}, "from 1 to 2"),
-    ({"value": True}, "from 1 to 2"), ({"value": 1.5}, "from 1 to 2"), ({}, "missing key 'value'"),
-    ({"value": 1, "die": 6}, "unknown key 'die'"), ("[1", "not valid JSON"), ("[1]", "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"value": 3}, "from 1 to 2"),
+        ({"value": 0}, "from 1 to 2"),
+        ({"value": "1"}, "from 1 to 2"),
+        ({"value": True}, "from 1 to 2"),
+        ({"value": 1.5}, "from 1 to 2"),
+        ({}, "missing key 'value'"),
+        ({"value": 1, "die": 6}, "unknown key 'die'"),
+        ("[1", "not valid JSON"),
+        ("[1]", "expected a JSON object"),
+    ],
+)
 def test_bad_roll_values_are_refused_and_change_nothing(client, body, message):
     physical(client)
     before = client.get("/api/state").get_json()["automaton"]
-    r = client.post("/api/automaton/roll", **({"data": body, "content_type": "application/json"}
-                                              if isinstance(body, str) else {"json": body}))
+    r = client.post(
+        "/api/automaton/roll",
+        **(
+            {"data": body, "content_type": "application/json"}
+            if isinstance(body, str)
+            else {"json": body}
+        ),
+    )
     assert r.status_code == 400 and message in r.get_json()["error"]
     assert client.get("/api/state").get_json()["automaton"] == before
 
@@ -92,7 +115,9 @@ def test_the_tables_rolls_give_the_decision_seeded_dice_give_for_the_same_values
         for _ in values:  # undo takes the rolls back, one by one, for the next try
             assert client.post("/api/undo", json={}).status_code == 200
     assert len(decisions) == 2  # both faces were rolled, and each gave its own decision
-    assert service.store.step_count() == steps  # the rolls are kept with the open turn, not as steps
+    assert (
+        service.store.step_count() == steps
+    )  # the rolls are kept with the open turn, not as steps
 
 
 def test_a_restart_keeps_the_rolls_the_table_gave(config, store, client, service):
@@ -112,7 +137,10 @@ def test_a_restart_keeps_the_rolls_the_table_gave(config, store, client, service
         r = c.post("/api/undo", json={})
         assert r.status_code == 200 and r.get_json()["text"] == "Undone: the roll of 1."
         state = c.get("/api/state").get_json()
-        assert state["automaton"]["status"] == "needs_roll" and state["automaton"]["text"] == turn["text"]
+        assert (
+            state["automaton"]["status"] == "needs_roll"
+            and state["automaton"]["text"] == turn["text"]
+        )
         assert state["automaton"]["rolls"] == [] and state["can_undo"] is True
         assert c.post("/api/automaton/roll", json={"value": 2}).get_json()["rolls"] == [2]
         c.post("/api/automaton/confirm", json={})
@@ -127,8 +155,15 @@ def test_a_restart_keeps_the_rolls_the_table_gave(config, store, client, service
 
 
 def test_physical_dice_from_the_configuration_and_the_attention_led(tmp_path):
-    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False,
-                                   "panel.mode": "off", "game.physical_dice": True})
+    config, _ = load_config(
+        None,
+        {
+            "data_dir": str(tmp_path),
+            "speech.enabled": False,
+            "panel.mode": "off",
+            "game.physical_dice": True,
+        },
+    )
     store = Store.in_dir(config.data_dir)
     panel = make_panel("mock", config.panel.pins, long_press=0.2)
     service = TableService(config, store, None, panel=panel)
@@ -158,9 +193,16 @@ def test_each_roll_past_the_tables_asks_again_naming_the_faces():
     assert dice.roll("siege assault") == 3
     with pytest.raises(turns.RollNeeded) as asked:
         dice.choose(["Saxony", "Bohemia"], "expand: tie between targets")
-    assert (asked.value.sides, asked.value.reason) == (2, "expand: tie between targets (1 Saxony, 2 Bohemia)")
+    assert (asked.value.sides, asked.value.reason) == (
+        2,
+        "expand: tie between targets (1 Saxony, 2 Bohemia)",
+    )
     # Replayed with one more roll, the same dice go one step further: the value picks its face.
     dice = turns.table_dice([3, 2])
     dice.roll("siege assault")
     assert dice.choose(["Saxony", "Bohemia"], "expand: tie between targets") == "Bohemia"
-    assert [r.to_dict() for r in dice.log][-1] == {"die": 2, "value": 2, "reason": "expand: tie between targets"}
+    assert [r.to_dict() for r in dice.log][-1] == {
+        "die": 2,
+        "value": 2,
+        "reason": "expand: tie between targets",
+    }

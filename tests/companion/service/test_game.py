@@ -1,4 +1,5 @@
 """The game through the API: new game, a person's moves, the automaton's turns and its battles."""
+
 from __future__ import annotations
 
 PLAYERS = [{"colour": "red", "automaton": False}, {"colour": "blue", "automaton": True}]
@@ -34,11 +35,17 @@ def test_a_round_with_an_automaton_decision_confirmed_and_its_battle_declared(cl
         if r["status"] == "battles":
             break
     battle = client.get("/api/state").get_json()["battle"]
-    assert battle["origin"] == "automaton" and battle["territory"] and battle["status"] == "waiting_for_throw"
+    assert (
+        battle["origin"] == "automaton"
+        and battle["territory"]
+        and battle["status"] == "waiting_for_throw"
+    )
     game = client.get("/api/state").get_json()["game"]
     assert game["territories"][battle["territory"]]["attacker"] == battle["attacker"]
     thrown = sum(battle["thrown"].values())
-    r = client.post(f"/api/battles/{battle['id']}/confirm", json={"emerged": {battle["attacker"]: thrown}})
+    r = client.post(
+        f"/api/battles/{battle['id']}/confirm", json={"emerged": {battle["attacker"]: thrown}}
+    )
     assert r.get_json()["outcome"]["result"] == "conquered"
     game = client.get("/api/state").get_json()["game"]
     assert "attacker" not in game["territories"][battle["territory"]]
@@ -48,20 +55,28 @@ def test_a_round_with_an_automaton_decision_confirmed_and_its_battle_declared(cl
 def test_people_move_and_buy_through_the_rules(client):
     new_game(client)
     game = client.get("/api/state").get_json()["game"]
-    red = [(name, t["units"]["red"]) for name, t in game["territories"].items() if "red" in t["units"]]
-    r = client.post("/api/game/move", json={"player": "red", "from": red[0][0], "to": "Atlantis",
-                                            "units": {"footman": 1}})
+    red = [
+        (name, t["units"]["red"]) for name, t in game["territories"].items() if "red" in t["units"]
+    ]
+    r = client.post(
+        "/api/game/move",
+        json={"player": "red", "from": red[0][0], "to": "Atlantis", "units": {"footman": 1}},
+    )
     assert r.status_code == 409 and "unknown territory 'Atlantis'" in r.get_json()["error"]
     r = client.post("/api/game/move", json={"player": "green", "from": "x", "to": "y", "units": {}})
     assert r.status_code == 400 and "not in this game" in r.get_json()["error"]
-    r = client.post("/api/game/purchase", json={"player": "red", "territory": red[0][0],
-                                                "items": {"footman": 2}})
+    r = client.post(
+        "/api/game/purchase",
+        json={"player": "red", "territory": red[0][0], "items": {"footman": 2}},
+    )
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["text"] == "Red buys 2 footmen for 2 coins."
     state = client.get("/api/state").get_json()
     assert state["ledger"]["board"]["red"] == 12 and state["game"]["players"]["red"]["coins"] == 3
-    r = client.post("/api/game/purchase", json={"player": "red", "territory": red[0][0],
-                                                "items": {"cavalry": 2}})
+    r = client.post(
+        "/api/game/purchase",
+        json={"player": "red", "territory": red[0][0], "items": {"cavalry": 2}},
+    )
     assert r.status_code == 409 and "costs 6 coins" in r.get_json()["error"]
 
 

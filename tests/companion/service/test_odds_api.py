@@ -1,4 +1,5 @@
 """GET /api/battles/<id> gives the odds before the throw, from the ledger and the table's throws."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,8 +22,10 @@ def prime(client, emerged):
 def test_a_declared_battle_has_its_odds(client):
     p = prime(client, {"red": 5, "blue": 6, "green": 8})
     assert client.get(f"/api/battles/{p['id']}").get_json()["odds"] is None  # priming: no odds
-    b = client.post("/api/battles", json={"attacker": "blue", "defender": "red",
-                                          "thrown": {"blue": 6, "red": 1}}).get_json()
+    b = client.post(
+        "/api/battles",
+        json={"attacker": "blue", "defender": "red", "thrown": {"blue": 6, "red": 1}},
+    ).get_json()
     odds = client.get(f"/api/battles/{b['id']}").get_json()["odds"]
     assert set(odds["chances"]) == {"conquered", "held", "devastated"}
     assert sum(odds["chances"].values()) == pytest.approx(1, abs=0.002)
@@ -44,8 +47,9 @@ def test_the_stickiness_follows_the_throws(client):
     prime(client, {"red": 7, "blue": 7, "green": 10})  # nothing stayed in the tower
     before = None
     for _ in range(6):
-        b = client.post("/api/battles", json={"attacker": "blue", "defender": None,
-                                              "thrown": {"blue": 4}}).get_json()
+        b = client.post(
+            "/api/battles", json={"attacker": "blue", "defender": None, "thrown": {"blue": 4}}
+        ).get_json()
         odds = client.get(f"/api/battles/{b['id']}").get_json()["odds"]
         if before is not None:
             assert odds["stickiness"]["keep"] < before  # every cube comes out: it keeps less
@@ -55,14 +59,22 @@ def test_the_stickiness_follows_the_throws(client):
 
 
 def test_a_table_without_odds_gets_none(tmp_path):
-    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False,
-                                   "panel.mode": "off", "game.show_odds": False})
+    config, _ = load_config(
+        None,
+        {
+            "data_dir": str(tmp_path),
+            "speech.enabled": False,
+            "panel.mode": "off",
+            "game.show_odds": False,
+        },
+    )
     store = Store.in_dir(tmp_path)
     service = TableService(config, store, None)
     try:
         client = create_app(service, config, "127.0.0.1").test_client()
-        b = client.post("/api/battles", json={"attacker": "blue", "defender": None,
-                                              "thrown": {"blue": 1}}).get_json()
+        b = client.post(
+            "/api/battles", json={"attacker": "blue", "defender": None, "thrown": {"blue": 1}}
+        ).get_json()
         assert client.get(f"/api/battles/{b['id']}").get_json()["odds"] is None
     finally:
         service.stop()

@@ -1,4 +1,5 @@
 """What the table sees and hears: SSE replay, the panel's LEDs and buttons, a refused database."""
+
 from __future__ import annotations
 
 import json
@@ -85,7 +86,9 @@ def test_the_arm_button_answers_with_what_to_throw_or_why_not(config, store, mon
     finally:
         panel.close()
     assert "declare the battle on the page first" in spoken[0]
-    assert spoken[2] == spoken[1] and "Throw 4 blue and 3 red" in spoken[1]  # the declaration, said again
+    assert (
+        spoken[2] == spoken[1] and "Throw 4 blue and 3 red" in spoken[1]
+    )  # the declaration, said again
     assert spoken[3:] == ["battle 1 is thrown already: confirm, recount or cancel it"]
 
 
@@ -95,24 +98,31 @@ def test_serve_refuses_a_foreign_database_and_keeps_it(tmp_path, capsys):
     (data / FILE_NAME).write_text("not a database")
     assert main(["serve", "--demo", "--data", str(data), "--port", "8089"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("companion serve: error: ") and "not an SQLite file" in err and "--data" in err
+    assert (
+        err.startswith("companion serve: error: ")
+        and "not an SQLite file" in err
+        and "--data" in err
+    )
     assert (data / FILE_NAME).read_text() == "not a database"
 
 
 class FlakyCamera:
     """A test double of a FrameSource (firmware.camera's protocol): frames, then a loss, then frames."""
+
     name = "flaky"
 
     def __init__(self, script):
         import numpy as np
+
         self.script = list(script)
         self.image = np.zeros((48, 64, 3), np.uint8)
         self.index = 0
-        self.done = threading.Event()      # the script has been played
+        self.done = threading.Event()  # the script has been played
         self.closed = threading.Event()
 
     def read(self, timeout=3.0):
         from firmware.camera import CameraLost, Frame
+
         if not self.script:
             self.done.set()
             self.closed.wait()  # silent until the service stops
@@ -137,8 +147,10 @@ def test_a_lost_camera_is_announced_once_and_its_return_too(config, store):
         service.start()
         assert camera.done.wait(10)
         texts = [e.text for e in service.bus.recent(5) if e.kind == "camera"]
-        assert texts == ["Camera lost: flaky unplugged. Counting resumes when it is back.",
-                         "Camera back; watching the tray."]
+        assert texts == [
+            "Camera lost: flaky unplugged. Counting resumes when it is back.",
+            "Camera back; watching the tray.",
+        ]
         assert phases_seen == ["camera_lost", "idle"]
         assert [e["kind"] for e in store.events()] == ["camera", "camera"]
     finally:
@@ -153,7 +165,9 @@ def _service_on_simulated_tray(tmp_path, settings=None):
     from companion.store import Store
     from firmware.simtray import SimulatedTray
 
-    config, _ = load_config(None, {"data_dir": str(tmp_path), "speech.enabled": False, **(settings or {})})
+    config, _ = load_config(
+        None, {"data_dir": str(tmp_path), "speech.enabled": False, **(settings or {})}
+    )
     tray = SimulatedTray(seed=1, realtime=False)
     corners, samples = tray.calibration_clicks()
     profile, _ = build_profile(tray.read().image, corners, samples)
@@ -173,7 +187,9 @@ def test_camera_loop_counts_a_simulated_drop_and_auto_confirms(tmp_path):
     service.bus.add_listener(lambda e: e.kind == "battle_applied" and applied.set())
     try:
         # Declared before the camera starts, so the drop begins on the first frame (deterministic).
-        service.declare_battle({"attacker": "red", "defender": "blue", "thrown": {"red": 3, "blue": 2}})
+        service.declare_battle(
+            {"attacker": "red", "defender": "blue", "thrown": {"red": 3, "blue": 2}}
+        )
         service.start()
         assert applied.wait(30), [e.text for e in service.bus.recent(5)]
         record = service.get_battle(1)
@@ -191,8 +207,14 @@ def test_a_cube_that_trickles_out_late_is_counted_before_the_confirmation(tmp_pa
     """The settle detector reports the tray still, then a late cube lands: the count follows."""
     tray, store, service = _service_on_simulated_tray(tmp_path)
     counts = []
-    service.bus.add_listener(lambda e: e.kind == "battle_counted" and counts.append(
-        (e.data["battle"]["emerged"], {c: n for c, n in tray.at_rest().items() if n})))
+    service.bus.add_listener(
+        lambda e: (
+            e.kind == "battle_counted"
+            and counts.append(
+                (e.data["battle"]["emerged"], {c: n for c, n in tray.at_rest().items() if n})
+            )
+        )
+    )
     try:
         # On seed 1's table this throw comes out in two bursts: 6 red, a pause, then 1 more.
         service.declare_battle({"attacker": "red", "defender": None, "thrown": {"red": 8}})
@@ -202,7 +224,9 @@ def test_a_cube_that_trickles_out_late_is_counted_before_the_confirmation(tmp_pa
             time.sleep(0.05)
         time.sleep(1.0)
         assert len(counts) == 2 and counts[0][0] != counts[1][0]
-        assert all(emerged == at_rest for emerged, at_rest in counts)  # each count is of a still tray
+        assert all(
+            emerged == at_rest for emerged, at_rest in counts
+        )  # each count is of a still tray
         assert service.battle.status == "counted"
         assert service.battle.emerged == {c: n for c, n in tray.contents().items() if n}
     finally:

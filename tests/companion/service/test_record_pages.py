@@ -1,10 +1,10 @@
 """The Game page's record: download, import (upload form), and the printable summary."""
+
 from __future__ import annotations
 
 import io
 import json
 
-from companion.store import Store
 from tests.companion.service.test_record import play
 
 
@@ -42,9 +42,11 @@ def test_download_and_import_on_the_game_page(client, service, store, tmp_path):
     assert store.rows() == rows
     # A battle declared since, then the file imported back over it: the service takes the
     # file's game up at once.
-    declared = client.post("/api/battles", json={"attacker": "red", "defender": None,
-                                                 "thrown": {"red": 1}},
-                           headers={"X-CSRF-Token": csrf(client)})
+    declared = client.post(
+        "/api/battles",
+        json={"attacker": "red", "defender": None, "thrown": {"red": 1}},
+        headers={"X-CSRF-Token": csrf(client)},
+    )
     assert declared.status_code == 201
     assert store.rows() != rows
     r = upload(client, exported, force=True)
@@ -53,8 +55,10 @@ def test_download_and_import_on_the_game_page(client, service, store, tmp_path):
     state = client.get("/api/state").get_json()
     assert state["battle"] is None and state["history"][-1]["id"] == rows["steps"][-1]["id"]
     assert state["automaton"] == rows["open"][0]["data"]
-    assert state["events"][-1]["text"] == "Game imported from game.json: " \
+    assert (
+        state["events"][-1]["text"] == "Game imported from game.json: "
         f"{len(rows['steps'])} steps, {len(rows['battles'])} battles."
+    )
     assert "Imported game.json" in client.get("/game?imported=game.json").data.decode()
 
 

@@ -1,4 +1,5 @@
 """The real server (waitress in a subprocess of `companion serve --demo`) on the simulated tray."""
+
 from __future__ import annotations
 
 import time
@@ -9,7 +10,12 @@ from companion.benchmarks.service import ServerProcess, run_load
 
 pytestmark = pytest.mark.slow
 
-SEED_BATTLE = {"attacker": "blue", "defender": "red", "revolt_markers": 0, "thrown": {"blue": 4, "red": 3}}
+SEED_BATTLE = {
+    "attacker": "blue",
+    "defender": "red",
+    "revolt_markers": 0,
+    "thrown": {"blue": 4, "red": 3},
+}
 
 
 def counted(state):
@@ -20,11 +26,19 @@ def test_a_declared_battle_is_dropped_counted_confirmed_and_stored(tmp_path):
     with ServerProcess(tmp_path / "data") as server:
         status, battle = server.post("/api/battles", SEED_BATTLE)
         assert status == 201
-        assert battle["status"] == "waiting_for_throw" and battle["into_tower"] == {"blue": 4, "red": 3}
+        assert battle["status"] == "waiting_for_throw" and battle["into_tower"] == {
+            "blue": 4,
+            "red": 3,
+        }
         # The camera's count becomes what the simulated tray really holds (a cube that trickles
         # out late is counted again when the tray is still again).
-        state = server.wait_for(lambda s: counted(s) and s["battle"]["emerged"] == {
-            c: n for c, n in s["simulated_tray"].items() if n}, what="the drop to be counted right")
+        state = server.wait_for(
+            lambda s: (
+                counted(s)
+                and s["battle"]["emerged"] == {c: n for c, n in s["simulated_tray"].items() if n}
+            ),
+            what="the drop to be counted right",
+        )
         record = state["battle"]
         assert record["outcome"]["result"] in ("held", "devastated", "conquered")
         status, applied = server.post(f"/api/battles/{battle['id']}/confirm")
@@ -37,7 +51,10 @@ def test_a_declared_battle_is_dropped_counted_confirmed_and_stored(tmp_path):
         assert ledger["board"] == {c: n for c, n in outcome["to_province"].items()}
         assert state["history"][-1]["kind"] == "battle"
         emerged = applied["emerged"]
-        tower = {c: 4 * (c == "blue") + 3 * (c == "red") - emerged.get(c, 0) for c in set(emerged) | {"blue", "red"}}
+        tower = {
+            c: 4 * (c == "blue") + 3 * (c == "red") - emerged.get(c, 0)
+            for c in set(emerged) | {"blue", "red"}
+        }
         assert ledger["tower"] == {c: n for c, n in sorted(tower.items()) if n}
         # A quiet table writes nothing, although the camera keeps watching the tray.
         files = sorted((tmp_path / "data").glob("companion.sqlite3*"))
@@ -81,8 +98,12 @@ def test_sigkill_at_each_phase_of_a_battle_loses_nothing_confirmed(tmp_path):
         assert state["phase"] == "idle" and state["ledger"] == ledger
         assert state["history"][-1]["kind"] == "battle"
         # Phase 2: killed while the cubes are falling.
-        status, second = server.post("/api/battles", {"attacker": "red", "defender": None, "thrown": {"red": 3}})
-        server.wait_for(lambda s: s["battle"]["status"] in ("moving", "counted"), what="cubes moving")
+        status, second = server.post(
+            "/api/battles", {"attacker": "red", "defender": None, "thrown": {"red": 3}}
+        )
+        server.wait_for(
+            lambda s: s["battle"]["status"] in ("moving", "counted"), what="cubes moving"
+        )
         server.kill()
     with ServerProcess(data) as server:
         state = server.get("/api/state")[1]
@@ -125,7 +146,10 @@ def test_sigkill_at_each_phase_of_an_automaton_turn(tmp_path):
     # Killed while the decision waits for the table: shown again, same words, nothing applied.
     with ServerProcess(data) as server:
         state = server.get("/api/state")[1]
-        assert state["automaton"]["status"] == "waiting" and state["automaton"]["text"] == decision["text"]
+        assert (
+            state["automaton"]["status"] == "waiting"
+            and state["automaton"]["text"] == decision["text"]
+        )
         assert state["history"][-1]["kind"] == "round"
         assert server.post("/api/automaton/confirm")[0] == 200
         confirmed = server.get("/api/state")[1]
@@ -134,7 +158,9 @@ def test_sigkill_at_each_phase_of_an_automaton_turn(tmp_path):
     with ServerProcess(data) as server:
         state = server.get("/api/state")[1]
         assert state["game"] == confirmed["game"] and state["ledger"] == confirmed["ledger"]
-        assert state["history"][-1]["kind"] == "automaton" and state["automaton"]["status"] == "done"
+        assert (
+            state["history"][-1]["kind"] == "automaton" and state["automaton"]["status"] == "done"
+        )
         while True:  # on to the round's battles, which the service declares itself
             step = server.post("/api/automaton/next")[1]
             if step["status"] == "waiting":
@@ -146,7 +172,9 @@ def test_sigkill_at_each_phase_of_an_automaton_turn(tmp_path):
         server.kill()
     # Killed with the automaton's battle waiting for its throw: resumed, dropped, counted, applied.
     with ServerProcess(data) as server:
-        state = server.wait_for(counted, what="the automaton's battle to be counted after a restart")
+        state = server.wait_for(
+            counted, what="the automaton's battle to be counted after a restart"
+        )
         assert state["battle"]["id"] == battle["id"] and state["automaton"]["status"] == "battles"
         status, applied = server.post(f"/api/battles/{battle['id']}/confirm")
         assert status == 200

@@ -1,4 +1,5 @@
 """Speech: a WAV rendered by the real espeak-ng; the Speaker never blocks its caller."""
+
 from __future__ import annotations
 
 import logging
