@@ -212,7 +212,7 @@ def build_profile(
     rect = natural.rectify(frame)
     tops = []
     for name, pts in points.items():
-        for (x, y), (rx, ry) in zip(pts, natural.to_rect(pts)):
+        for (x, y), (rx, ry) in zip(pts, natural.to_rect(pts), strict=True):
             if not (0 <= rx < rect.shape[1] and 0 <= ry < rect.shape[0]):
                 raise CalibrationError(
                     f"click for {name} at ({x:g},{y:g}) is outside the tray corners: click "
@@ -249,7 +249,7 @@ def build_profile(
     for name, masks in faces.items():
         masks[:] = [
             _trim(m, p, 0.6 * side) if m.sum() > LEAKED_FACES * side * side else m
-            for m, p in zip(masks, clicks[name])
+            for m, p in zip(masks, clicks[name], strict=True)
         ]
     colour_px = {name: _sample(norm[np.logical_or.reduce(ms)], rng) for name, ms in faces.items()}
     model = ColourModel(floor_px, colour_px)
@@ -278,7 +278,9 @@ def build_profile(
             min(rx, ry, rect_size[0] - rx, rect_size[1] - ry) > 0.5 * side + 1
             for rx, ry in clicks[name]
         ]
-        for (x, y), outline, d, light, checked in zip(pts, outlines, to_floor, apart, inside):
+        for (x, y), outline, d, light, checked in zip(
+            pts, outlines, to_floor, apart, inside, strict=True
+        ):
             if (
                 checked
                 and d < FLOOR_LIKE
@@ -300,7 +302,7 @@ def build_profile(
     coarse = counter.resolve(counter.labels(rect))
     comps, _ = find_blobs(coarse, len(model.names), 1.0, top_size * scale)
     silhouettes, tops = {}, []
-    for k, (name, pts) in enumerate(clicks.items()):
+    for k, pts in enumerate(clicks.values()):
         _, top_comps = cv2.connectedComponents((coarse == k + 1).astype(np.uint8), connectivity=4)
         for rx, ry in pts:
             at = min(int(ry), rect_size[1] - 1), min(int(rx), rect_size[0] - 1)

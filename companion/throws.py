@@ -6,6 +6,8 @@ Read from the step history (the undo stack), so an undone battle is not a throw.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from companion.rules.odds import Odds, battle_odds
 from companion.rules.stickiness import Throw, estimate
 from companion.service.phases import BATTLE, BattleRecord
@@ -20,7 +22,7 @@ def throws(store: Store, before_step: int | None = None, since_step: int = 0) ->
     steps = store.steps(limit=EVERY)
     records = {b["id"]: b for b in store.battles(limit=EVERY)}
     found = []
-    for previous, step in zip(steps, steps[1:]):
+    for previous, step in pairwise(steps):
         if before_step is not None and step.id >= before_step:
             break
         if step.id <= since_step:

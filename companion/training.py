@@ -84,7 +84,7 @@ def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.nd
             [counter.sides(b.centre) for b in blobs],
         )
         owner = [(_blob_of(counter, comps, cube.centre), cube.colour) for cube in scene.cubes]
-        for row, (i, c) in zip(found, where):
+        for row, (i, c) in zip(found, where, strict=True):
             rows.append(row)
             truth.append(min(MOST, owner.count((blobs[i].index, counter.model.names[c - 1]))))
             rules.append(counts[i].get(c, (0, 0.0))[0])
@@ -169,7 +169,7 @@ def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarr
         parts = [p for p in pool.map(rows_of, range(first, first + setups)) if len(p[1])]
     if not parts:
         return np.zeros((0, len(names))), np.zeros(0, int), np.zeros(0, int)
-    return tuple(np.concatenate(a) for a in zip(*parts))
+    return tuple(np.concatenate(a) for a in zip(*parts, strict=True))
 
 
 def train(

@@ -124,7 +124,7 @@ class PiCameraSource(LiveSource):
             )
             recent = history[-SETTLE_FRAMES:]
             if len(recent) == SETTLE_FRAMES and all(
-                max(v) - min(v) <= 0.02 * max(max(v), 1e-9) for v in zip(*recent)
+                max(v) - min(v) <= 0.02 * max(max(v), 1e-9) for v in zip(*recent, strict=True)
             ):
                 break
         else:

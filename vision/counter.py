@@ -327,7 +327,9 @@ class Counter:
         shade = cv2.blur(level, (k, k))
         half = (1 + self.dark_colours[colour]) / 2
         allowed = (cv2.blur(allowed, (k, k)) >= TOP_ALLOWED) & ((shade < half) | (shade > 2 - half))
-        scale = tuple(f / r for f, r in zip(self.fine.rect_size, self.geometry.rect_size))
+        scale = tuple(
+            f / r for f, r in zip(self.fine.rect_size, self.geometry.rect_size, strict=True)
+        )
         # the outline pass is the costly part: only where a top may lie, and round the
         # other candidates (their outline is measured too), a window round each group of
         # such pixels (shadows lie apart, in different corners of the tray)
@@ -409,14 +411,14 @@ class Counter:
             kept, share = rule_keeps(rows), np.ones(len(rows))
         judged = [
             (Part(p.colour, p.centre, min(1.0, p.confidence, s)), source)
-            for (p, source), keep, s in zip(candidates, kept, share)
+            for (p, source), keep, s in zip(candidates, kept, share, strict=True)
             if keep
         ]
         return merged(
             [p for p, source in judged if source != OUTLINE],
             [p for p, source in judged if source == OUTLINE],
             self.cube_size,
-        ), [Decision(float(s), p.centre) for (p, _), s in zip(candidates, share)]
+        ), [Decision(float(s), p.centre) for (p, _), s in zip(candidates, share, strict=True)]
 
     def labels(self, rect: np.ndarray) -> np.ndarray:
         """Fine labels of a rectified frame, after correcting the light toward calibration."""

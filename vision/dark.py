@@ -140,7 +140,7 @@ def features(
     h, w = v.coarse.shape
     centres = np.array([p.centre for p, _ in candidates]).reshape(-1, 2)
     rows = []
-    for (part, source), (x, y), d in zip(candidates, centres, distances):
+    for (part, source), (x, y), d in zip(candidates, centres, distances, strict=True):
         fx, fy = x * v.scale[0], y * v.scale[1]
         middle = _window(v.level, fx, fy, MIDDLE * edge * v.scale[0])
         light = _window(v.level, fx, fy, REACH * edge * v.scale[0])

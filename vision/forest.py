@@ -137,7 +137,7 @@ def grow(
         sample = rng.integers(0, len(rows), len(rows))
         roots.append(len(nodes))
         _grow_tree(rows[sample], y[sample], len(classes), depth, min_leaf, m, rng, nodes)
-    feature, threshold, left, right, value = zip(*nodes)
+    feature, threshold, left, right, value = zip(*nodes, strict=True)
     return Forest(
         np.array(feature, np.int32),
         np.array(threshold),

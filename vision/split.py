@@ -122,7 +122,7 @@ def split_blobs(
     if forest is None:
         decisions = [
             Decision(confidence, blob.centre)
-            for blob, found in zip(blobs, counts)
+            for blob, found in zip(blobs, counts, strict=True)
             for _, confidence in found.values()
         ]
     else:
@@ -151,23 +151,24 @@ def split_blobs(
             # Lone cubes in the open are not asked (see PLAIN_BLOB): they are right far
             # more often than any vote share says, so only the forest's answers are doubted.
             decisions = [
-                Decision(float(share), blobs[i].centre) for (i, _), share in zip(where, shares)
+                Decision(float(share), blobs[i].centre)
+                for (i, _), share in zip(where, shares, strict=True)
             ]
-            for (i, c), n, share in zip(where, found, shares):
+            for (i, c), n, share in zip(where, found, shares, strict=True):
                 if n > 0:
                     counts[i][c] = (int(n), float(share))
                 else:
                     counts[i].pop(c, None)
     parts = [
         _parts(blob, px, n_colours, unit, cnt)
-        for blob, px, unit, cnt in zip(blobs, pixels, units, counts)
+        for blob, px, unit, cnt in zip(blobs, pixels, units, counts, strict=True)
     ]
     named = np.array([p.centre for ps in parts for p in ps if p.colour is not None]).reshape(-1, 2)
     reach = SHADOW_REACH * top_area**0.5
     # a blob that is unknown only for its dark parts, beside a named cube, is its shadow
     return [
         p
-        for blob, unit, cnt, ps in zip(blobs, units, counts, parts)
+        for blob, unit, cnt, ps in zip(blobs, units, counts, parts, strict=True)
         if cnt
         or blob.class_pixels[2 * n_colours + 1] >= MIN_UNKNOWN_FRACTION * unit
         or not _within(blob.box, named, reach)
@@ -313,7 +314,8 @@ def rule_counts(
 ) -> list[dict[int, tuple[int, float]]]:
     """Per blob, cubes per colour (count, confidence) by the rules alone."""
     return [
-        _rule_counts(b, px, n_colours, top_area, u, dim) for b, px, u in zip(blobs, pixels, units)
+        _rule_counts(b, px, n_colours, top_area, u, dim)
+        for b, px, u in zip(blobs, pixels, units, strict=True)
     ]
 
 
@@ -331,7 +333,7 @@ def feature_rows(
     """The FEATURES of every colour that shows in a blob, and (blob index, colour) of each
     row (`counts`: the rules' counts; `gaps`, `sides`: see split_blobs)."""
     rows, where = [], []
-    for i, (blob, px, unit) in enumerate(zip(blobs, pixels, units)):
+    for i, (blob, px, unit) in enumerate(zip(blobs, pixels, units, strict=True)):
         if _one_plain_cube(blob, n_colours, top_area, unit, counts[i]):
             continue
         for c in range(1, n_colours + 1):

@@ -97,4 +97,4 @@ def best(items: Sequence[T], key: Callable[[T], tuple], dice: Dice, reason: str)
         return None
     keys = [key(item) for item in items]
     top = max(keys)
-    return dice.choose([item for item, k in zip(items, keys) if k == top], reason)
+    return dice.choose([item for item, k in zip(items, keys, strict=True) if k == top], reason)

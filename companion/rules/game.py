@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 
 from companion.rules import leave_behind
 from companion.rules.actions import Action, colour_name
@@ -285,7 +286,7 @@ def move(state: GameState, colour: str, path: Sequence[str], units: Mapping[str,
     for name in path:
         if name not in board.adjacent:
             raise StateError(f"move: unknown territory {name!r}")
-    for a, b in zip(path, path[1:]):
+    for a, b in pairwise(path):
         if b not in board.adjacent[a]:
             raise StateError(f"move: {a} and {b} are not adjacent")
     source, target = path[0], path[-1]

@@ -66,10 +66,10 @@ def battle_odds(
     columns = [colours.index(c) for c in sides]
     draws, times = np.unique(emerged[:, columns], axis=0, return_counts=True)
     chances = dict.fromkeys(RESULTS, 0.0)
-    for draw, n in zip(draws, times):
-        outcome = resolve(replace(battle, emerged=dict(zip(sides, draw.tolist()))))
+    for draw, n in zip(draws, times, strict=True):
+        outcome = resolve(replace(battle, emerged=dict(zip(sides, draw.tolist(), strict=True))))
         chances[outcome.result] += int(n) / samples
-    expected = {c: float(m) for c, m in zip(colours, emerged.mean(axis=0)) if m}
+    expected = {c: float(m) for c, m in zip(colours, emerged.mean(axis=0), strict=True) if m}
     return Odds(
         chances=chances, expected=expected, stickiness=stickiness, inside=held, samples=samples
     )

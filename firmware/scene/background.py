@@ -210,7 +210,7 @@ def _paint_some(image, setup, poses, verts, rot, which, light, K, R, C) -> None:
         cubes.paint(
             image,
             setup,
-            [p for p, k in zip(poses, which) if k],
+            [p for p, k in zip(poses, which, strict=True) if k],
             verts[which],
             rot[which],
             light,

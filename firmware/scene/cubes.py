@@ -92,7 +92,7 @@ def paint(
     facing = np.sum(normals * view, -1) > 0
     irr = light.irradiance(face_centres, normals)
     paints = [setup.paint(p.colour) for p in poses]
-    albedo = np.array([[np.multiply(q.albedo, p.tint)] for q, p in zip(paints, poses)])
+    albedo = np.array([[np.multiply(q.albedo, p.tint)] for q, p in zip(paints, poses, strict=True)])
     gloss = np.array([q.gloss for q in paints])[:, None, None]
     wear = np.array([q.wear for q in paints])[:, None, None]
     # broad highlight of a semi-matte paint (Blinn-Phong, one value per face)

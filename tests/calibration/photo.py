@@ -73,7 +73,7 @@ def photo(
     image *= (1 - (1 - SHADOW_LIGHT) * shadow * (floor > 0))[..., None]
 
     clicks: dict[str, list[tuple[float, float]]] = {}
-    for (name, top_bgr, centre), foot, top in zip(cubes, feet, tops):
+    for (name, top_bgr, _), foot, top in zip(cubes, feet, tops, strict=True):
         top_bgr = np.float32(top_bgr)
         for i in range(4):
             j = (i + 1) % 4

@@ -129,7 +129,7 @@ def test_quality_report_warns_about_a_second_batch_of_one_paint_but_not_about_or
     red, orange = DEFAULT_PAINTS["red"]["albedo"], DEFAULT_PAINTS["orange"]["albedo"]
     warned = {}
     for name, albedo in [
-        ("crimson", tuple(r + 0.1 * (o - r) for r, o in zip(red, orange))),
+        ("crimson", tuple(r + 0.1 * (o - r) for r, o in zip(red, orange, strict=True))),
         ("orange", orange),
     ]:
         rng = np.random.default_rng(SEED)

@@ -28,7 +28,9 @@ COARSE = 30.0
 def _photo(floor, first: str, paint, grain: float = 4.0):
     others = [("red", RED), ("blue", BLUE) if first == "black" else ("yellow", YELLOW)]
     cubes = [(first, paint)] * 3 + others + others[:1]
-    return photo(floor, [(name, bgr, at) for (name, bgr), at in zip(cubes, PLACES)], grain=grain)
+    return photo(
+        floor, [(name, bgr, at) for (name, bgr), at in zip(cubes, PLACES, strict=True)], grain=grain
+    )
 
 
 def _refused_on_the_floor(image, corners, clicks):
@@ -122,7 +124,10 @@ def test_black_on_mid_grey_and_white_on_dark_floors_accepted_the_floor_refused(
 def test_colours_that_differ_only_in_lightness_get_their_lightness_difference():
     grey = (150, 150, 148)
     cubes = [("white", WHITE), ("white", WHITE), ("grey", grey), ("grey", grey), ("red", RED)]
-    shot = photo(DARK_GREY, [(name, bgr, at) for (name, bgr), at in zip(cubes, PLACES)])
+    # five cubes on the first five of the six places
+    shot = photo(
+        DARK_GREY, [(name, bgr, at) for (name, bgr), at in zip(cubes, PLACES, strict=False)]
+    )
     _, report = build_profile(shot.image, shot.corners, shot.clicks)
     [pair] = [p for p in report.lightness if p.second is not None]
     assert {pair.first, pair.second} == {"white", "grey"} and pair.enough and pair.apart > 15

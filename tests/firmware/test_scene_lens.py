@@ -44,7 +44,7 @@ def test_a_scene_through_a_lens_keeps_its_truth_with_it():
     seen = Lens(bend=-0.2, blur=1.0).scene(scene)
     assert seen.counts == scene.counts and seen.image.shape == scene.image.shape
     assert not np.array_equal(seen.image, scene.image)
-    for before, after in zip(scene.cubes, seen.cubes):
+    for before, after in zip(scene.cubes, seen.cubes, strict=True):
         assert after.colour == before.colour
         # each cube's truth centre moved with the picture: its paint is still there
         x, y = map(int, np.round(after.centre))

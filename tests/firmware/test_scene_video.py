@@ -89,4 +89,6 @@ def test_same_seed_same_video():
 
     a, b = make(), make()
     assert len(a) == len(b)
-    assert all(np.array_equal(x.image, y.image) and x.moving == y.moving for x, y in zip(a, b))
+    assert all(
+        np.array_equal(x.image, y.image) and x.moving == y.moving for x, y in zip(a, b, strict=True)
+    )

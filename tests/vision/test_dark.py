@@ -211,6 +211,7 @@ def test_black_tops_a_changed_light_made_lighter_than_the_floor_are_candidates()
     cubes = counter.geometry.to_rect([c.centre for c in s.cubes if c.colour == "black"])
     nearest = [int(np.hypot(*(tops - cube).T).argmin()) for cube in cubes]
     assert all(
-        np.hypot(*(tops[i] - cube)) < 0.3 * counter.cube_size for i, cube in zip(nearest, cubes)
+        np.hypot(*(tops[i] - cube)) < 0.3 * counter.cube_size
+        for i, cube in zip(nearest, cubes, strict=True)
     )
     assert sum(light[i] > 1 for i in nearest) >= 2, light

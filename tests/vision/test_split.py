@@ -152,7 +152,7 @@ def _features(coarse, colour, sides=(0.0, 0.0)):
         1.0,
         sides,
     )
-    return dict(zip(FEATURES, row))
+    return dict(zip(FEATURES, row, strict=True))
 
 
 def _left(coarse, colour):

@@ -60,8 +60,8 @@ def test_black_cubes_touching_others_on_a_grey_tray_are_counted():
     ]
     results = [counter.count(s.image) for s in scenes]
     # not all yet: three in twelve of these scenes lose a black cube (see the README's known limit)
-    assert sum(exact(r, s.counts) for r, s in zip(results, scenes)) >= 9
-    for result, s in zip(results, scenes):
+    assert sum(exact(r, s.counts) for r, s in zip(results, scenes, strict=True)) >= 9
+    for result, s in zip(results, scenes, strict=True):
         # each black cube found where one lies
         truth = np.array([c.centre for c in s.cubes if c.colour == "black"])
         for cube in result.cubes:

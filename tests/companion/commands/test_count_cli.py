@@ -151,7 +151,7 @@ def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path
     assert f"{missing}: cannot read image: No such file" in out.err
     lines = [json.loads(line) for line in out.out.splitlines()]
     assert [line["image"] for line in lines] == paths
-    for line, truth, scene in zip(lines, truths, scenes):
+    for line, truth, scene in zip(lines, truths, scenes, strict=True):
         assert {c: n for c, n in line["counts"].items() if n} == truth
         assert line["unknown"] == 0 and line["ms"] > 0
         assert line["sure"] == (line["confidence"] >= SURE) and (line["sure"] or line["doubts"])
