@@ -113,7 +113,8 @@ def check(record: Any) -> dict[str, list[dict]]:
             ) from None
     for n, battle in enumerate(rows["battles"]):
         try:
-            BattleRecord.from_dict(battle["data"]).into_tower
+            # its cubes into the tower are what a loaded battle is first asked for
+            _ = BattleRecord.from_dict(battle["data"]).into_tower
         except Exception as e:
             raise RecordError(
                 f"battles[{n}] (battle {battle['id']}): not a battle record: {e}"

@@ -67,7 +67,7 @@ def run(args) -> int:
                 args.rounds,
                 seed,
                 tower=TowerModel(random.Random(seed), keep=keep, release=release),
-                on_throw=lambda throw, battle: seen.append((throw, battle)),
+                on_throw=lambda throw, battle, seen=seen: seen.append((throw, battle)),
             )
         if len(seen) < args.after:
             short += 1
@@ -100,7 +100,7 @@ def run(args) -> int:
         if errors
         else None,
         "battles_forecast": len(forecasts),
-        "base_rates": dict(zip(RESULTS, (_r(b) for b in base))),
+        "base_rates": dict(zip(RESULTS, (_r(b) for b in base), strict=True)),
         "brier": _r(((p - o) ** 2).sum(axis=1).mean()),
         "brier_constant": _r(((base - o) ** 2).sum(axis=1).mean()),
         "reliability": _reliability(p.ravel(), o.ravel()),

@@ -55,7 +55,7 @@ def run(args) -> int:
     figures = []
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp:
         starts = []
-        for i in range(args.starts):
+        for _ in range(args.starts):
             # The first start calibrates the simulated tray; later starts load that profile.
             with ServerProcess(Path(tmp)) as server:
                 starts.append(server.start_seconds)

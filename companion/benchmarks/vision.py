@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from functools import partial
 
 import cv2
 import numpy as np
@@ -252,7 +253,7 @@ def _doubts(sure: list[tuple[bool, bool, float]], out) -> None:
     count it was sure of is exact."""
     if not sure:
         return
-    exact, certain, confidence = (np.array(v) for v in zip(*sure))
+    exact, certain, confidence = (np.array(v) for v in zip(*sure, strict=True))
     out(
         "mean_confidence",
         f"  mean confidence {100 * confidence.mean():.1f}%, against {100 * exact.mean():.1f}% "
@@ -353,7 +354,7 @@ def settle(args, out) -> None:
             setup, {c: int(rng.integers(0, 2)) for c in setup.colours}, "scattered", rng
         )
         video = drop_video(setup, before, random_counts(setup, rng), rng, fps=15)
-        watcher = Watcher(lambda size: make_counter(profile, size))
+        watcher = Watcher(partial(make_counter, profile))
         events = {}
         for i, frame in enumerate(video):
             settled = watcher.feed(frame.image, frame.time, i)
@@ -368,7 +369,7 @@ def settle(args, out) -> None:
             elif not still and start is not None:
                 runs.append((start, i - 1))
                 start = None
-        for i, settled in events.items():
+        for i in events:
             if video[i].moving:
                 while_moving += 1
         last_counts = None

@@ -93,7 +93,7 @@ class Placer:
             or np.abs(foot[:, 1]).max() > tray.depth / 2 - margin
         ):
             return False
-        for other, g in zip(self.feet, self.group):
+        for other, g in zip(self.feet, self.group, strict=True):
             same = touching_ok and g == group and group >= 0
             gap = -0.05 if same else 0.45 * self.size
             if overlap(foot, other, gap):
@@ -204,7 +204,7 @@ def layout(
             f"cannot fit {len(colours) + len(existing)} cubes into a "
             f"{setup.tray.width:.0f}x{setup.tray.depth:.0f} mm tray"
         )
-    for attempt in range(12):
+    for _ in range(12):
         placer = Placer(setup, rng, existing)
         poses = _arrange(placer, list(colours), kind, rng)
         if poses is not None:

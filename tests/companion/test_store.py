@@ -62,7 +62,7 @@ def test_another_programs_database_is_refused_and_kept(tmp_path):
 def test_a_damaged_database_is_refused_and_kept(tmp_path):
     store = Store.in_dir(tmp_path)
     with store.transaction() as tx:
-        for i in range(200):
+        for _ in range(200):
             tx.add_event("x", "filler " * 20)
     store.close()
     path = tmp_path / FILE_NAME

@@ -135,10 +135,10 @@ def test_a_game_with_a_tower_conserves_cubes_and_never_miscounts(game):
         tower.throw({**{p: PRIME_PLAYER_CUBES for p in PLAYERS}, "green": PRIME_FARMER_CUBES}),
     )
     assert warnings == []
-    for ledger, warnings in play(ledger, tower, battles, lambda t, cubes: t.throw(cubes)):
+    for after, warnings in play(ledger, tower, battles, lambda t, cubes: t.throw(cubes)):
         assert warnings == []
-        assert ledger.totals() == stock
-        assert ledger.tower == tower.inside()  # the estimate is the truth when counts are right
+        assert after.totals() == stock
+        assert after.tower == tower.inside()  # the estimate is the truth when counts are right
 
 
 @settings(max_examples=100, derandomize=True, deadline=None)
@@ -148,12 +148,12 @@ def test_random_miscounts_still_conserve_and_negative_stocks_are_always_reported
     stock = {"red": 100, "blue": 100, "yellow": 100, "green": 100}
     guess = st.dictionaries(st.sampled_from(PLAYERS + ("green", "purple")), st.integers(0, 8))
     ledger = Ledger.start(stock)
-    for ledger, warnings in play(ledger, None, battles, lambda t, cubes: data.draw(guess)):
-        assert ledger.totals() == stock  # purple out of nowhere is -purple in the tower, net 0
+    for after, warnings in play(ledger, None, battles, lambda t, cubes: data.draw(guess)):
+        assert after.totals() == stock  # purple out of nowhere is -purple in the tower, net 0
         negative = {
             (stock_, c)
             for stock_ in ("supply", "board", "tower", "cup")
-            for c, n in getattr(ledger, stock_).items()
+            for c, n in getattr(after, stock_).items()
             if n < 0
         }
         assert len([w for w in warnings if w.startswith("likely miscount")]) == len(negative)
