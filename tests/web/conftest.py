@@ -1,15 +1,27 @@
-"""Fixtures for the web pages: an app per test, on loopback or on the network, and a client
-that carries the page's CSRF token the way the pages' scripts do."""
+"""Fixtures for the web pages: an app per test, on loopback or on the network, a client
+that carries the page's CSRF token the way the pages' scripts do, and Debian's chromium for
+the browser tests."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from companion.config import Config
 from companion.web import create_app
 from companion.web.security import EXTENSION
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 class FakeClock:
@@ -67,3 +79,15 @@ def unlock(app, client) -> None:
     pin = app.config["NEW_PIN"]
     r = client.post("/unlock", data={"pin": pin, "csrf_token": csrf(client)})
     assert r.status_code == 302, r.data
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt install chromium) : browser tests need it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -18,31 +18,10 @@ from companion.benchmarks.service import DEMO_CONFIG, ServerProcess, free_port
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 PAGES = {"table": "/", "game": "/game", "calibrate": "/calibrate", "settings": "/settings"}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt install chromium) : browser tests need it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _serve(data_dir):
@@ -190,7 +169,7 @@ def _wizard(phone, server):
     # "Not right" next to the truth. A person drops again: up to four drops, one must count right
     # (this server's first drop always buries a green cube under the others).
     verdicts = []
-    for attempt in range(4):
+    for _ in range(4):
         with page.expect_response("**/calibrate/test-drop", timeout=20000) as answer:
             page.click("#test")
         page.wait_for_selector("#test-verdict")

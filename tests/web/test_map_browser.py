@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.test_browser import LAPTOP, PHONE, Watched, _serve, browser  # noqa: F401
+from tests.web.test_browser import LAPTOP, PHONE, Watched, _serve
 
 pytestmark = pytest.mark.browser
 
