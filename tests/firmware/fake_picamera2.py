@@ -157,15 +157,16 @@ class Picamera2:
             "controls": dict(controls),
         }
 
+    # picamera2's own defaults (B006): `{}` is the default stream, None no stream; never mutated
     def create_video_configuration(
         self,
-        main={},
+        main={},  # noqa: B006
         lores=None,
-        raw={},
+        raw={},  # noqa: B006
         transform=None,
         colour_space=None,
         buffer_count=6,
-        controls={},
+        controls={},  # noqa: B006
         display="main",
         encode="main",
         queue=True,
@@ -180,15 +181,16 @@ class Picamera2:
             {"format": "XBGR8888", "size": (1280, 720)},
         )
 
+    # picamera2's own defaults (B006): `{}` is the default stream, None no stream; never mutated
     def create_still_configuration(
         self,
-        main={},
+        main={},  # noqa: B006
         lores=None,
-        raw={},
+        raw={},  # noqa: B006
         transform=None,
         colour_space=None,
         buffer_count=1,
-        controls={},
+        controls={},  # noqa: B006
         display=None,
         encode=None,
         queue=True,
