@@ -368,8 +368,9 @@ def build_profile(
         []
         if side_field
         else [
-            "fewer than two cubes standing alone were clicked, so where cubes show their sides is not known and "
-            "more counts of piles will be doubted; click two or more loose cubes in different parts of the tray"
+            "fewer than two cubes standing alone were clicked, so where cubes show their sides "
+            "is not known and more counts of piles will be doubted; click two or more loose "
+            "cubes in different parts of the tray"
         ]
     )
     like_shadow = frozenset(model.names[k - 1] for k in counter.dark_colours)

@@ -175,13 +175,15 @@ def quality_report(
             warned.add(frozenset((name, nearest)))
             warnings.append(
                 f"{name} and {nearest} are too close to tell apart reliably "
-                f"(separation {to_nearest:.1f}); use cubes of more different colours or better light"
+                f"(separation {to_nearest:.1f}); use cubes of more different colours "
+                "or better light"
             )
         if name in like_shadow:
             # (on the 224 tables above: its count right in 93-97% of the scenes, 99% elsewhere)
             warnings.append(
-                f"{name} looks like the tray floor in shadow (separation {to_tray:.1f}): {name} cubes "
-                f"under or against other cubes may be missed, and the count then often says it is "
+                f"{name} looks like the tray floor in shadow (separation {to_tray:.1f}): "
+                f"{name} cubes under or against other cubes may be missed, and the count then "
+                "often says it is "
                 f"not sure; a tray floor of a clear colour (green, blue, brown, wood) avoids it"
             )
         elif to_tray < TRAY_CLOSE:

@@ -3,8 +3,8 @@ lost per player, the tower over the game, and the counts the table corrected.
 
 A game is the steps from its `new_game` step on. A battle is won by the side whose province it
 is afterwards (conquered: the attacker; held: the defender) and lost by the other; a devastated
-one is counted apart for both sides (nobody holds the province). A corrected count shows what the camera counted last (from the
-announcement log) beside what the table confirmed.
+one is counted apart for both sides (nobody holds the province). A corrected count shows what
+the camera counted last (from the announcement log) beside what the table confirmed.
 """
 
 from __future__ import annotations

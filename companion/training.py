@@ -186,7 +186,8 @@ def train(
 ) -> Forest | Net:
     """Grow the `model` forest ("counts" or "dark") or net ("net" or "darknet"; see
     MODELS) on `setups` tables, report its row accuracy against the rules' on `check`
-    further tables, and save it to `output`. `trees`, `depth`: the forest's; `epochs`: the net's passes."""
+    further tables, and save it to `output`. `trees`, `depth`: the forest's; `epochs`: the
+    net's passes."""
     start = time.perf_counter()
     rows, truth, *more = dataset(model, seed, setups, workers)
     out(
@@ -202,7 +203,8 @@ def train(
     else:
         learnt = grow(rows, truth, trees=trees, depth=depth)
         out(
-            f"grown: {trees} trees, {len(learnt.feature)} nodes, in {time.perf_counter() - start:.0f} s"
+            f"grown: {trees} trees, {len(learnt.feature)} nodes, "
+            f"in {time.perf_counter() - start:.0f} s"
         )
     if check:
         rows, truth, rules, *more = dataset(model, seed + setups, check, workers)
@@ -214,8 +216,8 @@ def train(
             )
             out(
                 f"check ({check} more tables, {len(rows)} rows): right by the rules "
-                f"{100 * np.mean(rules == truth):.1f}%, by the {'net' if model in NETS else 'forest'} "
-                f"{100 * np.mean(got == truth):.1f}%"
+                f"{100 * np.mean(rules == truth):.1f}%, "
+                f"by the {'net' if model in NETS else 'forest'} {100 * np.mean(got == truth):.1f}%"
             )
         else:
             out(f"check ({check} more tables): no rows to check on")

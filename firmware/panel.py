@@ -6,11 +6,11 @@ gpiozero's MockFactory, so the web page can mirror the LEDs and press the button
 Buttons: a short press gives the primary command, holding for `long_press` seconds the
 secondary one (fired when the hold time is reached, so the table feels it happen):
 
-    button    short press  long press
-    arm       arm          cancel     say again what to throw for the declared battle / cancel it
-    confirm   confirm      repeat     confirm the count and outcome / say the last announcement again
-    recount   recount      undo       count the tray again / undo the last confirmed step
-    next      next         skip       next automaton step / end the automaton's turn
+    button   short press  long press
+    arm      arm          cancel     say again what to throw for the declared battle / cancel it
+    confirm  confirm      repeat     confirm the count and outcome / say the last announcement again
+    recount  recount      undo       count the tray again / undo the last confirmed step
+    next     next         skip       next automaton step / end the automaton's turn
 
 LEDs: ready, counting, attention (status) and attacker_won, held, devastated (outcome).
 """
@@ -220,7 +220,8 @@ class Panel:
     # --- LEDs ----------------------------------------------------------------
 
     def set_led(self, name: str, mode: str) -> None:
-        """Set one LED to "on", "off", "blink" or "fast" (show_phase/show_outcome do this by role)."""
+        """Set one LED to "on", "off", "blink" or "fast" (show_phase/show_outcome do this by
+        role)."""
         if name not in LEDS:
             raise FirmwareError(f"panel: no LED {name!r} (LEDs: {', '.join(LEDS)})")
         if mode not in ("on", "off", *BLINK):

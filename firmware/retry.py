@@ -1,8 +1,9 @@
 """A frame source that survives its camera: reopened with backoff when it is lost.
 
 A camera counts as lost when it raises, or when it has delivered nothing for `silence`
-seconds (by default: for a whole read's timeout, the configured camera timeout). The status ("ok" / "lost") and its detail are kept for the panel and the page,
-and reported through `on_status` the moment they change.
+seconds (by default: for a whole read's timeout, the configured camera timeout). The status
+("ok" / "lost") and its detail are kept for the panel and the page, and reported through
+`on_status` the moment they change.
 """
 
 from __future__ import annotations

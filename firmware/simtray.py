@@ -164,7 +164,8 @@ class SimulatedTray(SourceBase):
         self.remove(self.contents())
 
     def contents(self) -> dict[str, int]:
-        """The cubes in the tray once the current drop has landed (the truth a count should match)."""
+        """The cubes in the tray once the current drop has landed (the truth a count should
+        match)."""
         with self._lock:
             return counts_of(self._rests())
 

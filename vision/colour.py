@@ -185,7 +185,8 @@ class ColourModel:
         self.table = self.labels_of(grid)
 
     def class_distances(self, colours: np.ndarray) -> np.ndarray:
-        """Nx(1+K) distances in tolerance units: column 0 the floor (lit or in shadow), then each colour."""
+        """Nx(1+K) distances in tolerance units: column 0 the floor (lit or in shadow), then each
+        colour."""
         colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
         cols = [segment_distance(colours, self.floor_protos, (DARK_LEVELS[0], FLOOR_SHADING[1]))[0]]
         cols += [

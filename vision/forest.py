@@ -111,7 +111,8 @@ def shipped(path, features: tuple[str, ...], model: str, load=None):
         raise VisionError(f"{e}: {again}") from None
     if learnt.features != len(features):
         raise VisionError(
-            f"{path} was grown on {learnt.features} features, the counter has {len(features)}: {again}"
+            f"{path} was grown on {learnt.features} features, "
+            f"the counter has {len(features)}: {again}"
         )
     return learnt
 

@@ -53,7 +53,8 @@ def run(args) -> int:
             print_json({"figure": name, "value": value})
     else:
         print(
-            f"decision: median {median:.3f} ms, 95th percentile {p95:.3f} ms (target: median < 5 ms)"
+            f"decision: median {median:.3f} ms, 95th percentile {p95:.3f} ms "
+            "(target: median < 5 ms)"
         )
         print(
             f"self-play: {args.games} games of {args.automata} automatons, "

@@ -283,7 +283,8 @@ class ServerProcess:
 
 
 def run_battle(server: ServerProcess, body: dict, timeout: float = 30.0) -> dict:
-    """Declare a battle, wait until the simulated drop is counted, confirm it; the applied record."""
+    """Declare a battle, wait until the simulated drop is counted, confirm it; the applied
+    record."""
     status, battle = server.post("/api/battles", body)
     if status != 201:
         raise CompanionError(f"declaring a battle failed ({status}): {battle}")
@@ -321,7 +322,8 @@ BATTLES = (
 def run_load(
     server: ServerProcess, sse_clients: int = 20, mjpeg_clients: int = 5, battles: int = 10
 ) -> LoadResult:
-    """Battles while clients follow /events and /stream.mjpg; every client's events and latencies."""
+    """Battles while clients follow /events and /stream.mjpg; every client's events and
+    latencies."""
     result = LoadResult(events=[[] for _ in range(sse_clients)], mjpeg_frames=[0] * mjpeg_clients)
     stop = threading.Event()
     ready = threading.Barrier(sse_clients + mjpeg_clients + 1, timeout=30)

@@ -170,7 +170,8 @@ def accuracy(args, out) -> list[np.ndarray]:
         "exact_like_shadow",
         f"  set-ups warned of a paint that looks like the floor in shadow: "
         f"{len(warned) // (len(KINDS) * args.scenes)}, {100 * np.mean(warned or [0]):.1f}% exact "
-        f"({sum(warned)}/{len(warned)}); the others {100 * np.mean(others or [0]):.1f}% ({sum(others)}/{len(others)})",
+        f"({sum(warned)}/{len(warned)}); the others {100 * np.mean(others or [0]):.1f}% "
+        f"({sum(others)}/{len(others)})",
         [[sum(warned), len(warned)], [sum(others), len(others)]],
     )
     _by_floor(args, by_floor, refused_by_floor, out)

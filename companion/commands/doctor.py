@@ -1,4 +1,5 @@
-"""`companion doctor`: check camera, panel, groups, disk, data folder, calibration and configuration.
+"""`companion doctor`: check camera, panel, groups, disk, data folder, calibration and
+configuration.
 
 One line per check; `--json` gives `{"check": ..., "ok": ..., "detail": ...}` per line.
 Exits 1 when a check fails, so an installer or a person can act on it.
@@ -237,7 +238,10 @@ def check_calibration(path: Path, frame_size: tuple[int, int] | None, config: Co
         )
     size = frame_size or (config.camera.width, config.camera.height)
     made = profile.frame_size
-    detail = f"{path}: {len(profile.colours)} colours ({', '.join(profile.colours)}) at {made[0]}x{made[1]}"
+    detail = (
+        f"{path}: {len(profile.colours)} colours ({', '.join(profile.colours)}) "
+        f"at {made[0]}x{made[1]}"
+    )
     if profile.camera_controls:
         detail += (
             ", camera exposure and focus locked"

@@ -127,8 +127,8 @@ def _text(event: dict) -> str:
         )
     if "button" in event:
         return (
-            f"button {event['button']} (BCM {event['pin']}): {'long' if event['long'] else 'short'} "
-            f"press -> {event['command']}"
+            f"button {event['button']} (BCM {event['pin']}): "
+            f"{'long' if event['long'] else 'short'} press -> {event['command']}"
         )
     if event["not_pressed"]:
         return f"not pressed: {', '.join(event['not_pressed'])}"

@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         )
         if server.new_pin:
             print(
-                f"The table's PIN is {server.new_pin} (needed on other devices; change it in Settings)",
+                f"The table's PIN is {server.new_pin} "
+                "(needed on other devices; change it in Settings)",
                 flush=True,
             )
         server.serve()
@@ -190,7 +191,8 @@ class Server:
 
             notify.stopping()
             if self.service is not None:
-                self.service.stop()  # ends the camera loop, the preview streams and the event streams
+                # ends the camera loop, the preview streams and the event streams
+                self.service.stop()
             if self.wsgi is not None:
                 # The workers finish their last responses, then every socket closes and the
                 # server loop, left with nothing to watch, returns.

@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
                 counts = counts_text(result.counts)
                 flag = f", UNKNOWN {result.unknown}" if result.unknown else ""
                 print(
-                    f"frame {event.frame_index} ({event.time:.2f} s, {event.delay:.2f} s after the last "
-                    f"movement): {counts}{flag}",
+                    f"frame {event.frame_index} ({event.time:.2f} s, "
+                    f"{event.delay:.2f} s after the last movement): {counts}{flag}",
                     flush=True,
                 )
     return 0

@@ -114,7 +114,10 @@ def spend(state: GameState, colour: str, dice: Dice) -> Action | None:
             f"{name} buys a Crown Card for {choice.spent} coins: {player.crowns + crowns} crowns."
         )
     else:
-        text = f"{name} spends {choice.spent} on {describe(choice.buys)}; {choice.coins_left} coins left."
+        text = (
+            f"{name} spends {choice.spent} on {describe(choice.buys)}; "
+            f"{choice.coins_left} coins left."
+        )
         for site, placed in placements.items():
             text += f" {describe(placed)} to {state.board.label(site)}."
         if castle_at:

@@ -1,4 +1,5 @@
-"""Expand, Split Expand and Position (card). Each priority chain reads top to bottom as on the card."""
+"""Expand, Split Expand and Position (card). Each priority chain reads top to bottom as on the
+card."""
 
 from __future__ import annotations
 

@@ -77,7 +77,10 @@ def counted(record: BattleRecord) -> str:
     else:
         text = f"Battle {record.id}: counted {found}: {_result(record)}."
     if record.unknown:
-        text += f" {record.unknown} cube{'s' if record.unknown > 1 else ''} not recognised: check the count."
+        text += (
+            f" {record.unknown} cube{'s' if record.unknown > 1 else ''} not recognised: "
+            "check the count."
+        )
     elif record.unsure:
         text += " Not sure of this count: check the tray."
     return text + " Confirm or correct."

@@ -82,8 +82,9 @@ def test_a_black_cube_on_a_light_grey_felt_is_accepted_and_the_bare_floor_refuse
             marks=pytest.mark.xfail(
                 strict=True,
                 reason=(
-                    "a known weakness of the outline test, not of lightness (it was so before): on a smooth "
-                    "felt the cube's own sharp edge beside its shadow beats the floor's faint squares"
+                    "a known weakness of the outline test, not of lightness (it was so before): "
+                    "on a smooth felt the cube's own sharp edge beside its shadow beats the "
+                    "floor's faint squares"
                 ),
             ),
         ),

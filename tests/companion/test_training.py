@@ -1,4 +1,5 @@
-"""Growing the counter's forests and net on generated tables (companion.training, `companion train`)."""
+"""Growing the counter's forests and net on generated tables (companion.training,
+`companion train`)."""
 
 import numpy as np
 

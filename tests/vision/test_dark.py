@@ -47,7 +47,7 @@ def test_a_cube_found_by_pixels_is_dropped_only_near_a_kept_outline():
     assert merged([under, beside], [], EDGE) == [under, beside]
 
 
-def test_without_a_judge_pixels_and_lone_cubes_stay_and_outlines_need_strength_and_the_paint_colour():
+def test_without_a_judge_pixels_and_lone_cubes_stay_outlines_need_strength_and_the_paint_colour():
     rows = np.array(
         [
             _row(PIXELS, 0.3, paint=3.0),

@@ -476,7 +476,8 @@ def sim_service(config):
 
 
 def test_calibration_on_the_simulated_tray(make_app, sim_service):
-    """The demo helpers: lay cubes out, hint where to tap, test-drop with the truth, empty the tray."""
+    """The demo helpers: lay cubes out, hint where to tap, test-drop with the truth, empty the
+    tray."""
     client = make_app(service=sim_service).test_client()
     r = client.get("/calibrate/demo-hints", headers={"Accept": "application/json"})
     assert r.status_code == 400 and "put cubes in the simulated tray first" in r.get_json()["error"]

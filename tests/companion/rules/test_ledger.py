@@ -67,7 +67,8 @@ def test_empty_province_farmer_comes_from_the_supply_and_the_cup_is_thrown():
     assert into_tower(battle) == {"yellow": 3, "red": 2, "green": 2}
     after, warnings = ledger.apply(battle, resolve(battle))
     assert warnings == []
-    # 3 yellow vs 1 farmer: 1 yellow and the farmer to the supply, 2 yellow occupy, red stays in the cup
+    # 3 yellow vs 1 farmer: 1 yellow and the farmer to the supply, 2 yellow occupy, red stays in
+    # the cup
     assert after == Ledger(
         supply={"yellow": 6, "green": 5},
         board={"yellow": 2},
@@ -100,7 +101,8 @@ def test_cup_left_out_of_the_battle_is_reported():
 
 @st.composite
 def games(draw):
-    """A seed for the tower and a list of battles: (attacker, defender or None, armies, defenders)."""
+    """A seed for the tower and a list of battles: (attacker, defender or None, armies,
+    defenders)."""
     fights = st.tuples(
         st.sampled_from(PLAYERS),
         st.sampled_from(PLAYERS + (None,)),

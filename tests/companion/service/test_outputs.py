@@ -107,7 +107,8 @@ def test_serve_refuses_a_foreign_database_and_keeps_it(tmp_path, capsys):
 
 
 class FlakyCamera:
-    """A test double of a FrameSource (firmware.camera's protocol): frames, then a loss, then frames."""
+    """A test double of a FrameSource (firmware.camera's protocol): frames, then a loss, then
+    frames."""
 
     name = "flaky"
 
