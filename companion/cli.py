@@ -27,6 +27,7 @@ COMMANDS = (
     "count",
     "watch",
     "bench",
+    "scenes",
     "train",
     "doctor",
     "panel-test",

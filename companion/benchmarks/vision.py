@@ -23,6 +23,7 @@ import numpy as np
 
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
+from companion.benchmarks.scene_folders import bench_folder, exact, floor_ms
 from companion.output import print_json
 from companion.tables import (
     BATTLE_KINDS,
@@ -84,11 +85,18 @@ def add_arguments(parser) -> None:
         help="extra set-ups per grey floor (light grey, dark grey, black), with "
         "white cubes too, in the split by floor colour (default 4; 0: none)",
     )
+    # --scenes is the scenes per kind above: a built folder is --scene-dir.
+    parser.add_argument(
+        "--scene-dir",
+        action="append",
+        metavar="DIR",
+        help="instead, count the scenes of a folder built by `companion scenes build`, per "
+        "source and kind (repeat for several folders)",
+    )
 
 
 def _exact(result, truth: dict[str, int]) -> bool:
-    got = {c: n for c, n in result.counts.items() if n}
-    return got == {c: n for c, n in truth.items() if n} and result.unknown == 0
+    return exact(result.counts, truth, result.unknown)
 
 
 def floor_name(seed: int, floor: str | None = None) -> str:
@@ -318,15 +326,10 @@ def speed(frames, out) -> None:
     cv2.setNumThreads(1)
     ours, floor = [], []
     for counter, image in frames:
-        t0 = time.perf_counter()
-        lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-        _, mask = cv2.threshold(lab[:, :, 0], 100, 255, cv2.THRESH_BINARY)
-        cv2.connectedComponentsWithStats(mask)
+        floor.append(floor_ms(image))
         t1 = time.perf_counter()
         counter.count(image)
-        t2 = time.perf_counter()
-        floor.append((t1 - t0) * 1000)
-        ours.append((t2 - t1) * 1000)
+        ours.append((time.perf_counter() - t1) * 1000)
     med, base = statistics.median(ours), statistics.median(floor)
     h, w = frames[0][1].shape[:2]
     out(
@@ -421,6 +424,10 @@ def run(args) -> int:
         elif text:
             print(text, flush=True)
 
+    if args.scene_dir:
+        for folder in args.scene_dir:
+            bench_folder(folder, out)
+        return 0
     frames = accuracy(args, out)
     floor_clicks(args, out)
     if args.battles:

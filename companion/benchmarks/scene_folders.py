@@ -1,0 +1,192 @@
+"""The vision benchmark on built scene folders (`companion scenes build`), per source and
+per kind: each set-up is calibrated on its calibration frame and clicks, as a user would,
+then counts its scenes in order and watches its drop videos.
+
+A scene is exact when the counts match the cubes the camera can see at all (truth
+`visible_counts`: a cube whose every camera-facing point is hidden by others or by a wall
+cannot be counted by any camera).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration import build_profile, make_counter
+from calibration.errors import CalibrationError
+from companion.errors import CompanionError
+from vision.watcher import Watcher
+
+KINDS = ("scattered", "touching", "piles", "drifted", "battle")
+BIG = 8  # a big battle tray: this many or more cubes of one colour
+
+
+@dataclass(frozen=True)
+class SetUpFolder:
+    path: Path
+    truth: dict
+
+    @property
+    def source(self) -> str:
+        return self.truth["source"]
+
+    def image(self, name: str) -> np.ndarray:
+        image = cv2.imread(str(self.path / name), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CompanionError(f"{self.path / name}: missing or not an image")
+        return image
+
+
+def read_folder(path: str | Path) -> list[SetUpFolder]:
+    """The set-ups of a built folder, in name order; a clear error if it is none."""
+    path = Path(path)
+    if not path.is_dir():
+        raise CompanionError(f"{path}: no such folder")
+    setups = []
+    for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            truth = json.loads((sub / "truth.json").read_text())
+        except FileNotFoundError:
+            continue  # not a set-up folder
+        except ValueError as e:
+            raise CompanionError(f"{sub / 'truth.json'}: not valid JSON ({e})") from None
+        missing = [k for k in ("source", "calibration", "scenes", "videos") if k not in truth]
+        if missing:
+            raise CompanionError(f"{sub / 'truth.json'}: missing {', '.join(missing)}")
+        setups.append(SetUpFolder(sub, truth))
+    if not setups:
+        raise CompanionError(
+            f"{path}: no set-up folders with a truth.json (build one with `companion scenes build`)"
+        )
+    return setups
+
+
+def calibrate(setup: SetUpFolder):
+    """A counter calibrated on the set-up's frame and clicks (CalibrationError if refused)."""
+    cal = setup.truth["calibration"]
+    image = setup.image(cal["file"])
+    clicks = {c: [tuple(p) for p in pts] for c, pts in cal["clicks"].items()}
+    profile, _ = build_profile(image, [tuple(p) for p in cal["corners"]], clicks)
+    return profile, make_counter(profile, (image.shape[1], image.shape[0]))
+
+
+def exact(counts: dict[str, int], truth: dict[str, int], unknown: int = 0) -> bool:
+    return {c: n for c, n in counts.items() if n} == {
+        c: n for c, n in truth.items() if n
+    } and not unknown
+
+
+def floor_ms(image: np.ndarray) -> float:
+    """ms of the cheapest sensible pipeline on a frame: Lab, a threshold, connected components."""
+    t0 = time.perf_counter()
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    _, mask = cv2.threshold(lab[:, :, 0], 100, 255, cv2.THRESH_BINARY)
+    cv2.connectedComponentsWithStats(mask)
+    return (time.perf_counter() - t0) * 1000
+
+
+def categories(scene: dict) -> list[str]:
+    """The kinds a scene is reported under: its own, and 'big' with 8 or more of one colour."""
+    big = max(scene["visible_counts"].values(), default=0) >= BIG
+    return [scene["kind"]] + (["big"] if big else [])
+
+
+def bench_folder(path, out) -> None:
+    setups = read_folder(path)
+    source = ",".join(sorted({s.source for s in setups}))
+    rows: dict[str, list[tuple[bool, bool]]] = {k: [] for k in KINDS + ("big", "all")}
+    ours, floor, refused = [], [], 0
+    cv2.setNumThreads(1)  # ms per frame on one core, as the generated run measures them
+    videos = {"required": 0, "once_right": 0, "while_moving": 0, "wrong": 0, "delays": []}
+    for setup in setups:
+        try:
+            profile, counter = calibrate(setup)
+        except CalibrationError:
+            refused += 1
+            for scene in setup.truth["scenes"]:
+                for kind in categories(scene) + ["all"]:
+                    rows.setdefault(kind, []).append((False, False))
+            continue
+        for scene in setup.truth["scenes"]:
+            image = setup.image(scene["file"])
+            floor.append(floor_ms(image))
+            t0 = time.perf_counter()
+            result = counter.count(image)
+            ours.append((time.perf_counter() - t0) * 1000)
+            ok = exact(result.counts, scene["visible_counts"], result.unknown)
+            for kind in categories(scene) + ["all"]:
+                rows.setdefault(kind, []).append((ok, result.sure and not ok))
+        for video in setup.truth["videos"]:
+            _watch(setup, profile, video, videos)
+    scenes = len(rows["all"])
+    out(
+        f"{source}_setups",
+        f"{source} ({path}): {len(setups)} set-ups, {scenes} scenes, "
+        f"calibrations refused: {refused}",
+        [len(setups), scenes, refused],
+    )
+    out(None, f"  {'kind':<10} {'exact':>7} {'sure and wrong':>15} {'scenes':>7}", None)
+    for kind, vals in rows.items():
+        if not vals:
+            continue
+        ok = float(np.mean([v[0] for v in vals]))
+        wrong = float(np.mean([v[1] for v in vals]))
+        name = "8+ of one" if kind == "big" else kind
+        out(
+            f"{source}_{kind}",
+            f"  {name:<10} {100 * ok:6.1f}% {100 * wrong:14.1f}% {len(vals):7d}",
+            {"exact": round(ok, 4), "sure_and_wrong": round(wrong, 4), "scenes": len(vals)},
+        )
+    if ours:
+        med, base = statistics.median(ours), statistics.median(floor)
+        out(
+            f"{source}_ms",
+            f"  median {med:.2f} ms per frame, OpenCV floor {base:.2f} ms: "
+            f"{med / base:.1f}x the floor",
+            {"ms": round(med, 3), "floor_ms": round(base, 3), "ratio": round(med / base, 2)},
+        )
+    if videos["required"]:
+        delays = videos["delays"]
+        delay = (
+            f"delay after the last movement median {statistics.median(delays):.2f} s, "
+            f"max {max(delays):.2f} s"
+            if delays
+            else "no delay measured"
+        )
+        out(
+            f"{source}_videos",
+            f"  drop videos: settled once with the right counts "
+            f"{videos['once_right']}/{videos['required']}, events while moving "
+            f"{videos['while_moving']}, events with a wrong count {videos['wrong']}; {delay}",
+            {k: v for k, v in videos.items() if k != "delays"}
+            | {"delay_median": round(statistics.median(delays), 3) if delays else None},
+        )
+
+
+def _watch(setup: SetUpFolder, profile, video: dict, tally: dict) -> None:
+    """One drop video through the watcher: after the last movement it should report the
+    settled tray once with the right counts, and never while cubes move."""
+    watcher = Watcher(lambda size: make_counter(profile, size))
+    after = []
+    for i, frame in enumerate(video["frames"]):
+        settled = watcher.feed(setup.image(frame["file"]), frame["time"], i)
+        if settled is None:
+            continue
+        if frame["moving"]:
+            tally["while_moving"] += 1
+        if not exact(settled.result.counts, frame["counts"], settled.result.unknown):
+            tally["wrong"] += 1
+        if frame["time"] > video["last_movement"]:
+            after.append((frame["time"], settled))
+    tally["required"] += 1
+    if len(after) == 1 and exact(
+        after[0][1].result.counts, video["visible_counts"], after[0][1].result.unknown
+    ):
+        tally["once_right"] += 1
+        tally["delays"].append(after[0][0] - video["last_movement"])

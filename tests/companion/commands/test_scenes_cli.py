@@ -1,0 +1,245 @@
+"""`companion scenes build` (resumable, atomic, both sources, one format) and the benchmark
+on built folders (`companion bench vision --scene-dir`)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from calibration import build_profile, load_profile
+from companion.benchmarks.scene_folders import calibrate, read_folder
+from companion.cli import main
+from companion.errors import CompanionError
+
+SLICE = Path(__file__).resolve().parents[2] / "data" / "realistic"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Two generated set-ups (seeds 40, 41), one scene per kind, one drop video each."""
+    out = tmp_path_factory.mktemp("scenes") / "generated"
+    code = main(
+        [
+            "scenes",
+            "build",
+            "--source",
+            "generated",
+            "--count",
+            "2",
+            "--seed",
+            "40",
+            "--scenes",
+            "1",
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+        ]
+    )
+    assert code == 0
+    return out
+
+
+@pytest.mark.slow
+def test_both_sources_write_the_same_folder_format(built):
+    for folder in (built, SLICE):
+        setups = read_folder(folder)
+        assert len(setups) == 2
+        for setup in setups:
+            truth = setup.truth
+            assert truth["source"] in ("generated", "realistic")
+            assert {"file", "corners", "clicks", "counts", "cubes"} <= set(truth["calibration"])
+            for scene in truth["scenes"]:
+                assert setup.image(scene["file"]).shape == (480, 640, 3)
+                assert set(scene["visible_counts"]) <= set(scene["counts"])
+                assert sum(scene["counts"].values()) == len(scene["cubes"])
+            for video in truth["videos"]:
+                frames = video["frames"]
+                assert all((setup.path / f["file"]).is_file() for f in frames)
+                assert not frames[-1]["moving"] and any(f["moving"] for f in frames)
+                assert frames[0]["time"] < video["last_movement"] < frames[-1]["time"]
+    kinds = {s["kind"] for s in read_folder(built)[0].truth["scenes"]}
+    assert kinds == {"scattered", "touching", "piles", "drifted", "battle"}
+
+
+@pytest.mark.slow
+def test_the_builder_resumes_and_replaces_a_half_written_set_up(built, tmp_path, capsys):
+    out = tmp_path / "copy"
+    main(
+        [
+            "scenes",
+            "build",
+            "--source",
+            "generated",
+            "--count",
+            "1",
+            "--seed",
+            "40",
+            "--scenes",
+            "1",
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        ]
+    )
+    kept = (out / "setup-000040" / "truth.json").stat().st_mtime_ns
+    partial = out / ".setup-000041.partial"
+    partial.mkdir()
+    (partial / "scattered-0.jpg").write_bytes(b"half a jpeg")  # a run killed mid-write
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "scenes",
+                "build",
+                "--source",
+                "generated",
+                "--count",
+                "2",
+                "--seed",
+                "40",
+                "--scenes",
+                "1",
+                "--out",
+                str(out),
+                "--jobs",
+                "1",
+            ]
+        )
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "1 built now, 1 were there" in captured.out
+    assert "2/2 set-ups" in captured.err  # the progress bar
+    assert (out / "setup-000040" / "truth.json").stat().st_mtime_ns == kept
+    assert not partial.exists()
+    # Built in one go or in two, a set-up is the same.
+    assert json.loads((out / "setup-000041" / "truth.json").read_text()) == json.loads(
+        (built / "setup-000041" / "truth.json").read_text()
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--count", "0"], "--count must be 1 or more, got 0"),
+        (["--count", "1", "--jobs", "0"], "--jobs must be 1 or more, got 0"),
+        (["--count", "1", "--scenes", "-1"], "--scenes must be 0 or more, got -1"),
+    ],
+)
+def test_bad_options_are_one_line_errors(tmp_path, capsys, args, message):
+    code = main(["scenes", "build", "--source", "generated", "--out", str(tmp_path / "x"), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"companion scenes: error: {message}\n"
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
+def test_the_realistic_calibration_clicks_calibrate_with_the_cli(tmp_path, capsys):
+    """Exactly what a user would click: the four floor corners and one top per colour."""
+    for setup in read_folder(SLICE):
+        cal = setup.truth["calibration"]
+        output = tmp_path / f"{setup.path.name}.json"
+        samples = [
+            a
+            for colour, pts in cal["clicks"].items()
+            for x, y in pts
+            for a in ("--sample", f"{colour}={x},{y}")
+        ]
+        code = main(
+            [
+                "calibrate",
+                str(setup.path / cal["file"]),
+                "--corners",
+                " ".join(f"{x},{y}" for x, y in cal["corners"]),
+                *samples,
+                "--output",
+                str(output),
+            ]
+        )
+        assert code == 0, capsys.readouterr().err
+        assert sorted(load_profile(str(output)).colours) == sorted(cal["clicks"])
+        profile, _ = calibrate(setup)
+        assert sorted(profile.colours) == sorted(cal["clicks"])
+
+
+def test_a_click_off_every_cube_is_refused_on_a_realistic_frame():
+    setup = read_folder(SLICE)[0]
+    cal = setup.truth["calibration"]
+    corners = [tuple(p) for p in cal["corners"]]
+    clicks = {c: [tuple(p) for p in pts] for c, pts in cal["clicks"].items()}
+    colour = next(iter(clicks))
+    middle = tuple(sum(p[i] for p in corners) / 4 for i in range(2))
+    far = max((c["top"] for c in cal["cubes"]), key=lambda t: abs(t[0] - middle[0]))
+    bare = (middle[0] - (far[0] - middle[0]) * 0.3, middle[1] + 15)  # floor between cubes
+    from calibration.errors import CalibrationError
+
+    with pytest.raises(CalibrationError):
+        build_profile(setup.image(cal["file"]), corners, {**clicks, colour: [bare]})
+
+
+@pytest.mark.slow
+def test_the_benchmark_reports_per_source_and_kind(built, capsys):
+    assert (
+        main(["bench", "vision", "--scene-dir", str(SLICE), "--scene-dir", str(built), "--json"])
+        == 0
+    )
+    figures = {
+        f["figure"]: f["value"] for f in map(json.loads, capsys.readouterr().out.splitlines())
+    }
+    assert figures["realistic_setups"][:2] == [2, 10]
+    built_scenes = sum(len(s.truth["scenes"]) for s in read_folder(built))
+    assert figures["generated_setups"][:2] == [2, built_scenes]
+    for source in ("realistic", "generated"):
+        assert figures[f"{source}_all"]["scenes"] == figures[f"{source}_setups"][1]
+        assert 0 <= figures[f"{source}_all"]["exact"] <= 1
+        assert figures[f"{source}_ms"]["floor_ms"] > 0
+    assert figures["realistic_big"]["scenes"] >= 2  # the battle trays have 8 or more of a colour
+    assert figures["generated_videos"]["required"] == 2
+
+
+def test_the_benchmark_says_what_is_wrong_with_a_folder(tmp_path, capsys):
+    with pytest.raises(CompanionError, match="no set-up folders with a truth.json"):
+        read_folder(tmp_path)
+    (tmp_path / "setup-000001").mkdir()
+    (tmp_path / "setup-000001" / "truth.json").write_text("{}")
+    assert main(["bench", "vision", "--scene-dir", str(tmp_path)]) == 2
+    assert "truth.json: missing source, calibration, scenes, videos" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_companion_watch_reads_a_drop_video_folder(built, tmp_path, capsys):
+    setup = read_folder(built)[0]
+    profile = tmp_path / "profile.json"
+    cal = setup.truth["calibration"]
+    samples = [
+        a
+        for colour, pts in cal["clicks"].items()
+        for x, y in pts
+        for a in ("--sample", f"{colour}={x},{y}")
+    ]
+    assert (
+        main(
+            [
+                "calibrate",
+                str(setup.path / cal["file"]),
+                "--corners",
+                " ".join(f"{x},{y}" for x, y in cal["corners"]),
+                *samples,
+                "--output",
+                str(profile),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    video = setup.truth["videos"][0]
+    assert (
+        main(["watch", str(setup.path / video["folder"]), "--calibration", str(profile), "--json"])
+        == 0
+    )
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    last = events[-1]
+    assert last["time"] > video["last_movement"]
+    assert {c: n for c, n in last["counts"].items() if n} == video["visible_counts"]
