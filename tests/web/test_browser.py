@@ -353,14 +353,19 @@ def test_a_declared_battle_shows_its_odds(phone, server):
     phone.check()
 
 
-def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
-    page = laptop.goto("/game")
-    page.wait_for_selector("#new-details[open]")
+def fill_new_game(page, seed: int) -> None:
+    """The Game page's new-game form: red a person, blue an automaton, this seed."""
     page.select_option("select[name='colour-0']", "red")
     page.select_option("select[name='role-0']", "player")
     page.select_option("select[name='colour-1']", "blue")
     page.select_option("select[name='role-1']", "automaton")
-    page.fill("#new-seed", "7")
+    page.fill("#new-seed", str(seed))
+
+
+def test_new_game_set_up_and_an_automaton_turn_confirmed(laptop, phone, server):
+    page = laptop.goto("/game")
+    page.wait_for_selector("#new-details[open]")
+    fill_new_game(page, 7)
     page.click("#new-submit")
     page.wait_for_selector("#now:has-text('Round 1')")
     game = server.get("/api/state")[1]["game"]
@@ -479,11 +484,7 @@ def test_the_game_is_downloaded_summed_up_and_imported_back(laptop, server, tmp_
 def test_physical_dice_are_asked_for_on_the_game_and_table_pages(laptop, phone, server):
     page = laptop.goto("/game")
     page.click("#new-details summary")
-    page.select_option("select[name='colour-0']", "red")
-    page.select_option("select[name='role-0']", "player")
-    page.select_option("select[name='colour-1']", "blue")
-    page.select_option("select[name='role-1']", "automaton")
-    page.fill("#new-seed", "0")  # blue's first decision is a tie between two expansions
+    fill_new_game(page, 0)  # blue's first decision is a tie between two expansions
     page.check("#new-physical-dice")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#new-submit")

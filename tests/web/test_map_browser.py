@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.test_browser import LAPTOP, PHONE, Watched, _serve
+from tests.web.test_browser import LAPTOP, PHONE, Watched, _serve, fill_new_game
 
 pytestmark = pytest.mark.browser
 
@@ -57,11 +57,7 @@ def test_the_map_of_a_game_in_progress_at_both_widths(browser, server):
 def _game_in_progress(laptop, phone, server):
     page = laptop.goto("/game")
     page.wait_for_selector("#new-details[open]")
-    page.select_option("select[name='colour-0']", "red")
-    page.select_option("select[name='role-0']", "player")
-    page.select_option("select[name='colour-1']", "blue")
-    page.select_option("select[name='role-1']", "automaton")
-    page.fill("#new-seed", "7")
+    fill_new_game(page, 7)
     page.click("#new-submit")
     page.wait_for_selector("#now:has-text('Round 1')")
     game = server.get("/api/state")[1]["game"]

@@ -14,28 +14,17 @@ from companion.errors import CompanionError
 SLICE = Path(__file__).resolve().parents[2] / "data" / "realistic"
 
 
+def _build_generated(out, count: int, jobs: int) -> int:
+    """`companion scenes build` of generated set-ups from seed 40, one scene per kind."""
+    args = f"scenes build --source generated --count {count} --seed 40 --scenes 1 --jobs {jobs}"
+    return main([*args.split(), "--out", str(out)])
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """Two generated set-ups (seeds 40, 41), one scene per kind, one drop video each."""
     out = tmp_path_factory.mktemp("scenes") / "generated"
-    code = main(
-        [
-            "scenes",
-            "build",
-            "--source",
-            "generated",
-            "--count",
-            "2",
-            "--seed",
-            "40",
-            "--scenes",
-            "1",
-            "--out",
-            str(out),
-            "--jobs",
-            "2",
-        ]
-    )
+    code = _build_generated(out, count=2, jobs=2)
     assert code == 0
     return out
 
@@ -65,50 +54,13 @@ def test_both_sources_write_the_same_folder_format(built):
 @pytest.mark.slow
 def test_the_builder_resumes_and_replaces_a_half_written_set_up(built, tmp_path, capsys):
     out = tmp_path / "copy"
-    main(
-        [
-            "scenes",
-            "build",
-            "--source",
-            "generated",
-            "--count",
-            "1",
-            "--seed",
-            "40",
-            "--scenes",
-            "1",
-            "--out",
-            str(out),
-            "--jobs",
-            "1",
-        ]
-    )
+    _build_generated(out, count=1, jobs=1)
     kept = (out / "setup-000040" / "truth.json").stat().st_mtime_ns
     partial = out / ".setup-000041.partial"
     partial.mkdir()
     (partial / "scattered-0.jpg").write_bytes(b"half a jpeg")  # a run killed mid-write
     capsys.readouterr()
-    assert (
-        main(
-            [
-                "scenes",
-                "build",
-                "--source",
-                "generated",
-                "--count",
-                "2",
-                "--seed",
-                "40",
-                "--scenes",
-                "1",
-                "--out",
-                str(out),
-                "--jobs",
-                "1",
-            ]
-        )
-        == 0
-    )
+    assert _build_generated(out, count=2, jobs=1) == 0
     captured = capsys.readouterr()
     assert "1 built now, 1 were there" in captured.out
     assert "2/2 set-ups" in captured.err  # the progress bar
