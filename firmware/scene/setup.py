@@ -82,6 +82,12 @@ class Tray:
         return np.array([[-w, d, 0], [w, d, 0], [w, -d, 0], [-w, -d, 0]], float)
 
 
+def seen_from_centre(azimuth: float, elevation: float, distance: float) -> np.ndarray:
+    """The point (mm) at this azimuth and elevation (degrees) and distance from the tray centre."""
+    a, e = math.radians(azimuth), math.radians(elevation)
+    return distance * np.array([math.cos(e) * math.cos(a), math.cos(e) * math.sin(a), math.sin(e)])
+
+
 @dataclass(frozen=True)
 class Light:
     kelvin: float  # colour temperature of the lamp
@@ -93,10 +99,7 @@ class Light:
     softness: float = 1.0  # shadow penumbra: small bulb ~0.6, shaded or diffuse lamp ~2.5
 
     def position(self) -> np.ndarray:
-        a, e = math.radians(self.azimuth), math.radians(self.elevation)
-        return self.distance * np.array(
-            [math.cos(e) * math.cos(a), math.cos(e) * math.sin(a), math.sin(e)]
-        )
+        return seen_from_centre(self.azimuth, self.elevation, self.distance)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import numpy as np
 
 from firmware.errors import FirmwareError
 from firmware.scene.paints import DEFAULT_COLOURS
-from firmware.scene.setup import Camera
+from firmware.scene.setup import Camera, seen_from_centre
 
 # Paints of several cube sets per colour name: linear RGB albedo and the paint's roughness
 # (GGX alpha). Each set-up picks one per colour, as a table mixes sets from different games.
@@ -118,10 +118,7 @@ class Lamp:
     power: float  # irradiance it gives the tray floor, relative
 
     def position(self) -> np.ndarray:
-        a, e = math.radians(self.azimuth), math.radians(self.elevation)
-        return self.distance * np.array(
-            [math.cos(e) * math.cos(a), math.cos(e) * math.sin(a), math.sin(e)]
-        )
+        return seen_from_centre(self.azimuth, self.elevation, self.distance)
 
 
 @dataclass(frozen=True)
