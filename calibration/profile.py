@@ -1,9 +1,10 @@
 """The calibration profile and its versioned JSON file.
 
 Positions (tray corners, clicks) are stored relative to the frame size, so a profile made
-at 640x480 works at 1280x960. Sizes measured on the rectified floor (cube size, floor size)
-do not depend on the camera resolution. Colours are stored as sampled pixel values, not as
-a fitted model, so an improved model can be rebuilt from old profiles.
+at 640x480 works at 1280x960. Sizes measured on the floor seen from above (cube size, floor
+size) do not depend on the camera resolution. Each colour is kept as its clicked tops' light
+relative to the floor's (log2 ratios per channel), which a brighter or warmer lamp leaves
+alone.
 """
 
 from __future__ import annotations
@@ -18,43 +19,28 @@ import numpy as np
 from calibration.errors import CalibrationError
 
 FORMAT = "tower-companion-calibration"
-VERSION = 1
-# Versions this code can read; each older one needs an upgrade step in _upgrade().
-READABLE_VERSIONS = (1,)
+VERSION = 2
+# Versions this code can read; each older one is upgraded in _from_version_1().
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
 class Profile:
     frame_size: tuple[int, int]  # (width, height) of the calibration frame
-    corners: tuple[
-        tuple[float, float], ...
-    ]  # tray floor corners, relative (0..1), clockwise from top-left
-    rect_size: tuple[int, int]  # rectified floor image (width, height) in px
-    cube_size: float  # edge of one cube's visible top on the rectified floor, px
-    cube_area: float  # area of one lone cube's silhouette on the rectified floor, px²
-    floor_pixels: np.ndarray  # Nx3 BGR samples of the bare floor
-    colour_pixels: dict[str, np.ndarray]  # colour -> Nx3 BGR samples of its cubes' faces
+    # tray floor corners, relative (0..1), clockwise from top-left
+    corners: tuple[tuple[float, float], ...]
+    rect_size: tuple[int, int]  # the floor seen from above (width, height), px
+    cube_size: float  # edge of one cube's top on that view, px
+    # colour -> one log2(top / floor) BGR triple per clicked cube (vision.canonical)
+    tops: dict[str, tuple[tuple[float, float, float], ...]]
     clicks: dict[str, tuple[tuple[float, float], ...]]  # colour -> relative click positions
-    floor_field: tuple[float, ...] = ()  # lit floor brightness: quadratic over the rectified tray
-    shadow_level: float | None = None  # cast shadows' brightness relative to the lit floor
-    floor_insets: tuple[int, ...] = ()  # band hidden by the near walls, per edge end (rectified px)
-    area_field: tuple[
-        float, ...
-    ] = ()  # lone cube's silhouette area over the tray (see fit_area_field)
-    side_field: tuple[
-        float, ...
-    ] = ()  # where a lone cube's sides show, over the tray (see fit_side_field)
-    outline_strength: float | None = (
-        None  # edge strength of the clicked tops' outlines (vision.tops)
-    )
-    camera_controls: dict = field(
-        default_factory=dict
-    )  # locked exposure/gains, restored with the profile
+    # locked exposure/gains, restored with the profile
+    camera_controls: dict = field(default_factory=dict)
     version: int = VERSION
 
     @property
     def colours(self) -> list[str]:
-        return list(self.colour_pixels)
+        return list(self.tops)
 
     def corners_px(self, frame_size: tuple[int, int]) -> np.ndarray:
         w, h = frame_size
@@ -68,25 +54,13 @@ class Profile:
             "corners": [[round(x, 6), round(y, 6)] for x, y in self.corners],
             "rect_size": list(self.rect_size),
             "cube_size": round(float(self.cube_size), 3),
-            "cube_area": round(float(self.cube_area), 2),
-            "floor_pixels": np.asarray(self.floor_pixels, dtype=int).tolist(),
             "colours": {
                 name: {
-                    "pixels": np.asarray(px, dtype=int).tolist(),
+                    "tops": [[round(float(v), 4) for v in top] for top in tops],
                     "clicks": [[round(x, 6), round(y, 6)] for x, y in self.clicks.get(name, ())],
                 }
-                for name, px in self.colour_pixels.items()
+                for name, tops in self.tops.items()
             },
-            "floor_field": [round(float(v), 5) for v in self.floor_field],
-            "shadow_level": None
-            if self.shadow_level is None
-            else round(float(self.shadow_level), 4),
-            "floor_insets": [int(v) for v in self.floor_insets],
-            "area_field": [round(float(v), 3) for v in self.area_field],
-            "side_field": [round(float(v), 5) for v in self.side_field],
-            "outline_strength": None
-            if self.outline_strength is None
-            else round(float(self.outline_strength), 5),
             "camera_controls": dict(self.camera_controls),
         }
 
@@ -108,28 +82,22 @@ class Profile:
             )
         try:
             colours = data["colours"]
+            if not isinstance(colours, dict) or not colours:
+                raise ValueError("no colours")
+            if version == 1:
+                tops = _from_version_1(data["floor_pixels"], colours)
+            else:
+                tops = {str(n): _tops(c["tops"]) for n, c in colours.items()}
             return cls(
                 frame_size=tuple(int(v) for v in data["frame_size"]),
                 corners=tuple((float(x), float(y)) for x, y in data["corners"]),
                 rect_size=tuple(int(v) for v in data["rect_size"]),
                 cube_size=float(data["cube_size"]),
-                cube_area=float(data["cube_area"]),
-                floor_pixels=_pixels(data["floor_pixels"]),
-                colour_pixels={str(n): _pixels(c["pixels"]) for n, c in colours.items()},
+                tops=tops,
                 clicks={
                     str(n): tuple((float(x), float(y)) for x, y in c.get("clicks", []))
                     for n, c in colours.items()
                 },
-                floor_field=tuple(float(v) for v in data.get("floor_field") or ()),
-                shadow_level=None
-                if data.get("shadow_level") is None
-                else float(data["shadow_level"]),
-                floor_insets=tuple(int(v) for v in data.get("floor_insets") or ()),
-                area_field=tuple(float(v) for v in data.get("area_field") or ()),
-                side_field=tuple(float(v) for v in data.get("side_field") or ()),
-                outline_strength=None
-                if data.get("outline_strength") is None
-                else float(data["outline_strength"]),
                 camera_controls=dict(data.get("camera_controls") or {}),
                 version=VERSION,
             )
@@ -137,6 +105,28 @@ class Profile:
             raise CalibrationError(
                 f"{source}: damaged calibration profile ({type(e).__name__}: {e})"
             ) from None
+
+
+def _tops(rows) -> tuple[tuple[float, float, float], ...]:
+    tops = np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+    if len(tops) == 0 or not np.all(np.isfinite(tops)):
+        raise ValueError("a colour needs at least one top of three finite log ratios")
+    return tuple(tuple(float(v) for v in top) for top in tops)
+
+
+def _from_version_1(floor_rows, colours: dict) -> dict[str, tuple[tuple[float, float, float]]]:
+    """Version 1 kept sampled pixels of the floor and of each colour's tops (both divided by
+    the same light field): their medians' ratio is the top's colour as version 2 keeps it."""
+    floor = np.median(_pixels(floor_rows), axis=0)
+    return {
+        str(n): (
+            tuple(
+                float(v)
+                for v in np.log2((np.median(_pixels(c["pixels"]), axis=0) + 1) / (floor + 1))
+            ),
+        )
+        for n, c in colours.items()
+    }
 
 
 def _pixels(rows) -> np.ndarray:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from calibration import LEARNED, build_profile, make_counter
+from calibration import build_profile, make_counter
 from firmware.errors import FirmwareError
 from firmware.scene import DEFAULT_COLOURS, Lens, drift_light, layout, random_setup, render
 
@@ -80,7 +80,6 @@ def draw_scene(setup, kind, rng, battle: bool = False):
 
 def calibrated(
     seed: int,
-    learned: tuple[str, ...] = LEARNED,
     lens: Lens | None = None,
     floor: str | None = None,
 ):
@@ -91,13 +90,12 @@ def calibrated(
         calib = lens.scene(calib)
     profile, _ = build_profile(calib.image, calib.corners, calib.clicks)
     size = (calib.image.shape[1], calib.image.shape[0])
-    return rng, setup, make_counter(profile, size, learned)
+    return rng, setup, make_counter(profile, size)
 
 
 def table(
     seed: int,
     scenes: int,
-    learned: tuple[str, ...] = LEARNED,
     battles: int = 0,
     lens: Lens | None = None,
     floor: str | None = None,
@@ -105,11 +103,9 @@ def table(
     """One random table set-up: a counter calibrated on one frame of it, as a user would,
     and its scenes to count, `scenes` of each kind, then `battles` battle trays
     (battle_counts) of each of BATTLE_KINDS, as (kind, scene) pairs in the order they are
-    drawn (a counter carries its light correction from frame to frame). Raises
-    CalibrationError when calibration refuses the frame. `learned`: see make_counter;
-    `lens`: the camera's (firmware.scene.Lens), through which every frame is seen; `floor`:
-    see set_up."""
-    rng, setup, counter = calibrated(seed, learned, lens, floor)
+    drawn. Raises CalibrationError when calibration refuses the frame. `lens`: the camera's
+    (firmware.scene.Lens), through which every frame is seen; `floor`: see set_up."""
+    rng, setup, counter = calibrated(seed, lens, floor)
 
     def seen(drawn_scene):
         return drawn_scene if lens is None else lens.scene(drawn_scene)

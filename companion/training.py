@@ -1,226 +1,323 @@
-"""Growing the counter's forests and nets on generated scenes.
+"""Training the counter's models on built scene folders (`companion train`; the `train` extra).
 
-Each generated table is calibrated on one frame, as a user would, and its scenes are cut
-into blobs the way the counter does. For the count forest (vision.split), every colour
-showing in a blob gives one row of vision.split.FEATURES, labelled with how many cubes of
-that colour the scene's ground truth puts in the blob (a cube belongs to the blob under
-the middle of its visible top, or the blob most of the half cube round it falls in). For
-the dark judge (vision.dark), on tables where a paint passes for the floor in shadow,
-every candidate cube of that paint gives one row of vision.dark.DARK_FEATURES, labelled
-1 when it is a true cube (see `_matched`). The nets (vision.net) learn from the same rows
-as the count forest and the judge, each row with its patch. The tables come from their own
-seeds (TRAIN_SEED and up), apart from the benchmark's and the tests'. For the count
-forest and net each table also gives battle trays (BATTLES).
+1. Examples: each set-up is calibrated from its calibration frame and clicks as a user would
+   (calibration.build_profile, with the net shipped so far), which gives its canonical view;
+   each scene becomes that view of its log ratio (uint8, vision.canonical.encode) and the
+   view points to mark: every cube not fully hidden, at its top's centre, or, for a cube
+   another rests on, at the middle of the sliver of it still seen.
+2. The centre net (PyTorch) learns a heatmap of those points on random crops, drawn equally
+   from each folder given, under changes no scene source should matter for: light level and
+   colour, a gradient across the tray, contrast, blur, noise, the cube size off by up to 15%,
+   rotation and mirroring. The loss is CenterNet's focal loss (Zhou et al., 2019).
+3. Exported to ONNX, and checked to give PyTorch's answers through OpenCV's dnn.
+4. The confidence: the counter with the new net counts the scenes of other folders (set-ups
+   the net never saw) and a logistic regression (scikit-learn) learns, from the counter's
+   features, whether a count was exact.
 """
 
 from __future__ import annotations
 
-import functools
+import json
+import math
+import os
+import pathlib
 import time
-from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
+from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
-from companion.net_training import EPOCHS, grow_net
-from companion.tables import table
-from vision.dark import DARK_CHANNELS, DARK_FEATURES, OUTLINE, rule_keeps
-from vision.dark import patches as dark_patches
-from vision.forest import Forest, grow
-from vision.net import PATCH, PATCH_CHANNELS, Net
-from vision.split import FEATURES, blob_patches, blob_pixels, feature_rows, rule_counts
+from vision.canonical import decode, encode
+from vision.centres import OUTPUT_STRIDE, CentreNet
+from vision.counter import Counter
 
-TRAIN_SEED = 200_000
-NO_PATCHES = np.zeros((0, PATCH, PATCH, len(PATCH_CHANNELS)), np.uint8)
-NO_DARK_PATCHES = np.zeros((0, PATCH, PATCH, len(DARK_CHANNELS)), np.uint8)
-# Battle trays (companion.tables.table) of each kind a table also gives the
-# count forest and net: there cubes of one paint touch and pile far more often than in
-# the issue's scenes. Three of each (not one) gained 21 of 3584 scenes and 5 of 432 battle
-# trays (3 December).
-BATTLES = 3
-# Counts above this are rare enough in one blob to be learnt as this.
-MOST = 4
-# A candidate of the dark judge is a true cube when that cube is the nearest one within
-# this many cube edges that no nearer candidate of its kind took.
-MATCH = 0.7
+CROP = 96  # view px per training crop (8 cubes)
+SPREAD = 1.0  # Gaussian spread of a mark on the net's output, cells
+BATCH = 16
+# Share of crops centred on a cube another rests on (they are rare, and the hardest).
+COVERED_CROPS = 0.35
+CUBE_CROPS = 0.7  # share of the other crops centred on some cube
 
 
-def _blob_of(counter, comps: np.ndarray, centre) -> int:
-    """Component under an image point, or the commonest one within half a cube of it (0: none)."""
-    x, y = (int(round(v)) for v in counter.geometry.to_rect([centre])[0])
-    h, w = comps.shape
-    if 0 <= y < h and 0 <= x < w and comps[y, x]:
-        return int(comps[y, x])
-    r = int(counter.cube_size / 2)
-    near = comps[max(0, y - r) : max(0, y + r + 1), max(0, x - r) : max(0, x + r + 1)]
-    near = near[near > 0]
-    return int(np.bincount(near).argmax()) if len(near) else 0
+@dataclass(frozen=True)
+class Example:
+    view: np.ndarray  # HxWx3 uint8, encoded log ratio
+    marks: np.ndarray  # Nx2 view px
+    covered: np.ndarray  # N bools: the cube has another resting on it
 
 
-def table_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.ndarray, ...]:
-    """Feature rows of one table's scenes, their true counts, the rules' counts, and with
-    `patches` the net's patch of each row (vision.net; else none)."""
-    try:
-        counter, drawn = table(seed, scenes, learned=(), battles=BATTLES)
-    except CalibrationError:
-        return np.zeros((0, 0)), np.zeros(0, int), np.zeros(0, int), NO_PATCHES
-    rows, truth, rules, seen = [], [], [], [NO_PATCHES]
-    n = len(counter.model.names)
-    for _, scene in drawn:
-        rect, coarse, comps, blobs = counter.blobs(scene.image)
-        units = [counter.silhouette(b.centre) for b in blobs]
-        pixels = blob_pixels(blobs, comps, coarse, n, counter.top_area)
-        counts = rule_counts(blobs, pixels, n, counter.top_area, units, counter.dim_colours)
-        found, where = feature_rows(
-            blobs,
-            pixels,
-            n,
-            counter.top_area,
-            units,
-            counter.dim_colours,
-            counts,
-            counter.shadow_gaps(),
-            [counter.sides(b.centre) for b in blobs],
+def _setups(folder: pathlib.Path):
+    setups = sorted(folder.glob("setup-*"))
+    if not setups:
+        raise CompanionError(f"{folder}: no set-up folders (setup-NNNNNN) in it")
+    for d in setups:
+        try:
+            yield d, json.loads((d / "truth.json").read_text())
+        except (OSError, ValueError) as e:
+            raise CompanionError(f"{d}: cannot read truth.json: {e}") from None
+
+
+def _calibrated(d: pathlib.Path, truth: dict, net: CentreNet) -> Counter:
+    cal = truth["calibration"]
+    frame = cv2.imread(str(d / cal["file"]))
+    profile, _ = build_profile(frame, cal["corners"], cal["clicks"], net=net)
+    return make_counter(profile, (frame.shape[1], frame.shape[0]), net)
+
+
+def marks(counter: Counter, truth: dict, cubes: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """The view points to mark for `cubes` (none fully hidden) and which are covered."""
+    view = counter.view
+    tray_w, tray_d = truth["setup"]["tray_mm"]
+    edge = truth["setup"]["cube_mm"]
+    x0, y0, x1, y1 = view.floor
+    tops = view.to_view([c["top"] for c in cubes])
+    out, covered = [], []
+    for i, c in enumerate(cubes):
+        x, y, z = c["position"]
+        on_it = any(
+            o is not c
+            and o["on"] == "cube"
+            and abs(o["position"][2] - z - edge) < 0.4 * edge
+            and math.hypot(o["position"][0] - x, o["position"][1] - y) < 0.7 * edge
+            for o in cubes
         )
-        owner = [(_blob_of(counter, comps, cube.centre), cube.colour) for cube in scene.cubes]
-        for row, (i, c) in zip(found, where, strict=True):
-            rows.append(row)
-            truth.append(min(MOST, owner.count((blobs[i].index, counter.model.names[c - 1]))))
-            rules.append(counts[i].get(c, (0, 0.0))[0])
-        if patches:
-            seen.append(
-                blob_patches(
-                    blobs,
-                    comps,
-                    coarse,
-                    counter.light(rect),
-                    n,
-                    counter.top_area,
-                    where,
-                    [counter.sides(b.centre) for b in blobs],
-                )
-            )
-    return np.array(rows), np.array(truth, int), np.array(rules, int), np.concatenate(seen)
+        covered.append(on_it)
+        if not on_it:
+            out.append(tops[i])
+            continue
+        # Its floor point (tray mm: x right, y away from the camera) and the direction its
+        # height throws it away from the camera's foot: its sides show on the near side.
+        foot = np.array([x0 + (x / tray_w + 0.5) * (x1 - x0), y0 + (0.5 - y / tray_d) * (y1 - y0)])
+        away = tops[i] - foot
+        length = float(np.linalg.norm(away))
+        unit = away / length if length > 1e-6 else np.zeros(2)
+        half = 0.5 * edge / tray_w * (x1 - x0)
+        out.append(foot - half * unit + 0.5 * away)
+    return np.array(out, np.float32).reshape(-1, 2), np.array(covered, bool)
 
 
-def dark_rows(seed: int, scenes: int = 4, patches: bool = False) -> tuple[np.ndarray, ...]:
-    """The dark judge's rows of one table's scenes (none where no paint passes for the
-    floor in shadow), whether each is a true cube, whether the rules keep it, and with
-    `patches` the judge's net's patch of each (vision.dark.patches; else none)."""
-    empty = np.zeros((0, len(DARK_FEATURES))), np.zeros(0, int), np.zeros(0, int), NO_DARK_PATCHES
-    try:
-        counter, drawn = table(seed, scenes, learned=("counts", "net"))
-    except CalibrationError:
-        return empty
-    if not counter.dark_colours or not counter.outline_strength:
-        return empty
-    name = counter.model.names[min(counter.dark_colours) - 1]
-    rows, truth, seen = [], [], [NO_DARK_PATCHES]
-    for _, scene in drawn:
-        survey = counter.survey(scene.image)
-        cubes = counter.geometry.to_rect([c.centre for c in scene.cubes if c.colour == name])
-        centres = [p.centre for p, _ in survey.candidates]
-        rows.append(survey.rows)
-        truth += _matched(
-            centres, [s == OUTLINE for _, s in survey.candidates], cubes, MATCH * counter.cube_size
+def examples(folder: pathlib.Path, net: CentreNet, say=print) -> list[Example]:
+    out = []
+    for d, truth in _setups(folder):
+        try:
+            counter = _calibrated(d, truth, net)
+        except CalibrationError as e:
+            say(f"{d.name}: calibration refused, left out: {e}")
+            continue
+        for scene in [*truth["scenes"], truth["calibration"]]:
+            frame = cv2.imread(str(d / scene["file"]))
+            if frame is None:
+                raise CompanionError(f"{d / scene['file']}: not an image")
+            cubes = [c for c in scene["cubes"] if not c["hidden"]]
+            points, covered = marks(counter, truth, cubes)
+            out.append(Example(encode(counter.view.log_ratio(frame)), points, covered))
+    return out
+
+
+def _heatmap(size: int, points: np.ndarray) -> np.ndarray:
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    m = np.zeros((size, size), np.float32)
+    for x, y in points:
+        m = np.maximum(m, np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * SPREAD**2)))
+        i, j = int(round(y)), int(round(x))
+        if 0 <= i < size and 0 <= j < size:
+            m[i, j] = 1.0  # the focal loss's positives: exactly one cell per mark
+    return m
+
+
+def crop(example: Example, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One augmented training crop: the net's input (3xCROPxCROP) and target heatmap."""
+    scale = rng.uniform(0.85, 1.18)  # the calibrated cube size off by up to 15%
+    view = cv2.resize(decode(example.view), None, fx=scale, fy=scale)
+    points = example.marks * scale
+    h, w = view.shape[:2]
+    if h < CROP or w < CROP:
+        view = cv2.copyMakeBorder(
+            view, 0, max(0, CROP - h), 0, max(0, CROP - w), cv2.BORDER_REPLICATE
         )
-        if patches:
-            seen.append(dark_patches(survey.view, centres))
-    rows = np.concatenate(rows)
-    return rows, np.array(truth, int), rule_keeps(rows).astype(int), np.concatenate(seen)
+        h, w = view.shape[:2]
+    centre = None
+    if example.covered.any() and rng.random() < COVERED_CROPS:
+        centre = points[rng.choice(np.flatnonzero(example.covered))]
+    elif len(points) and rng.random() < CUBE_CROPS:
+        centre = points[rng.integers(len(points))]
+    if centre is None:
+        x0, y0 = int(rng.integers(0, w - CROP + 1)), int(rng.integers(0, h - CROP + 1))
+    else:
+        x0 = int(np.clip(centre[0] - rng.integers(16, CROP - 16), 0, w - CROP))
+        y0 = int(np.clip(centre[1] - rng.integers(16, CROP - 16), 0, h - CROP))
+    x = view[y0 : y0 + CROP, x0 : x0 + CROP]
+    # light: contrast, a colour cast, a gradient across the crop, blur, sensor noise
+    x = x * rng.uniform(0.8, 1.2) + rng.normal(0, 0.08, 3).astype(np.float32)
+    gy, gx = np.mgrid[0:CROP, 0:CROP].astype(np.float32) / CROP - 0.5
+    x = x + (rng.normal(0, 0.15) * gx + rng.normal(0, 0.15) * gy)[..., None]
+    if rng.random() < 0.4:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.0))
+    x = x + rng.normal(0, rng.uniform(0, 0.06), x.shape).astype(np.float32)
+    # output cell i covers view px s*i .. s*i+s-1
+    target = _heatmap(CROP // OUTPUT_STRIDE, (points - [x0, y0] - 0.5) / OUTPUT_STRIDE)
+    if rng.random() < 0.5:
+        x, target = x[:, ::-1], target[:, ::-1]
+    k = int(rng.integers(4))
+    x, target = np.rot90(x, k), np.rot90(target, k)
+    return np.ascontiguousarray(x.transpose(2, 0, 1)), np.ascontiguousarray(target)[None]
 
 
-def _matched(centres, outline: list[bool], cubes: np.ndarray, reach: float) -> list[int]:
-    """1 for the candidates that are true cubes: nearest pairs first, each cube is taken by
-    at most one outline candidate and one other (the counter merges an outline with the
-    cube found by pixels round it)."""
-    pairs = sorted(
-        (float(np.hypot(*(np.asarray(c) - cube))), i, j)
-        for i, c in enumerate(centres)
-        for j, cube in enumerate(cubes)
+def centre_net(width: int = 16):
+    """The net (PyTorch): three halvings, two skip joins, output at half resolution."""
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    def conv(i, o, s=1):
+        return nn.Sequential(
+            nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)
+        )
+
+    w = width
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.s2 = nn.Sequential(conv(3, w, 2), conv(w, w))
+            self.s4 = nn.Sequential(conv(w, 2 * w, 2), conv(2 * w, 2 * w))
+            self.s8 = nn.Sequential(conv(2 * w, 3 * w, 2), conv(3 * w, 3 * w), conv(3 * w, 3 * w))
+            self.u4 = nn.Sequential(conv(5 * w, 2 * w), conv(2 * w, 2 * w))
+            self.u2 = nn.Sequential(conv(3 * w, w), conv(w, w))
+            self.head = nn.Conv2d(w, 1, 1)
+            self.head.bias.data.fill_(-4.0)  # start sure of no cube anywhere
+
+        def forward(self, x):
+            a = self.s2(x)
+            b = self.s4(a)
+            c = self.s8(b)
+            up = F.interpolate(c, scale_factor=2.0, mode="nearest")
+            d = self.u4(torch.cat([up, b], 1))
+            return self.head(self.u2(torch.cat([F.interpolate(d, scale_factor=2.0), a], 1)))
+
+    torch.manual_seed(0)
+    return Net()
+
+
+def focal_loss(logits, target):
+    import torch
+
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    positive = target.ge(0.999).float()
+    lp = -torch.log(p) * (1 - p) ** 2 * positive
+    ln = -torch.log(1 - p) * p**2 * (1 - target) ** 4 * (1 - positive)
+    return (lp.sum() + ln.sum()) / positive.sum().clamp(min=1)
+
+
+def train_centres(sets: list[list[Example]], steps: int, seed: int = 0, say=print):
+    import torch
+
+    rng = np.random.default_rng(seed)
+    torch.set_num_threads(os.cpu_count() or 1)  # (PyTorch may default to one here)
+    net = centre_net()
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 4e-3, total_steps=steps, pct_start=0.15)
+    start, running = time.time(), None
+    for step in range(steps):
+        batch = [
+            crop(sets[i % len(sets)][rng.integers(len(sets[i % len(sets)]))], rng)
+            for i in range(BATCH)
+        ]
+        x = torch.tensor(np.stack([b[0] for b in batch]))
+        y = torch.tensor(np.stack([b[1] for b in batch]))
+        loss = focal_loss(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+        if step % 500 == 0 or step == steps - 1:
+            say(f"step {step + 1}/{steps}: loss {running:.3f}, {time.time() - start:.0f} s")
+    return net.eval()
+
+
+def export_onnx(net, path: pathlib.Path) -> None:
+    """Write the net as ONNX and check OpenCV's dnn gives PyTorch's answers on a test view."""
+    import torch
+
+    probe = torch.randn(1, 3, 64, 96)
+    torch.onnx.export(
+        net,
+        probe,
+        str(path),
+        input_names=["view"],
+        output_names=["centres"],
+        dynamic_axes={"view": {2: "height", 3: "width"}, "centres": {2: "h", 3: "w"}},
+        opset_version=17,
+        dynamo=False,
     )
-    labels, taken = [0] * len(centres), set()
-    for distance, i, j in pairs:
-        if distance > reach:
-            break
-        if not labels[i] and (j, outline[i]) not in taken:
-            labels[i] = 1
-            taken.add((j, outline[i]))
-    return labels
+    with torch.no_grad():
+        want = torch.sigmoid(net(probe)).numpy()[0, 0]
+    got = CentreNet(path).probabilities(probe.numpy()[0].transpose(1, 2, 0))
+    if float(np.abs(got - want).max()) > 1e-3:
+        raise CompanionError(f"{path}: OpenCV's dnn does not give PyTorch's answers")
 
 
-# What each model learns from: rows of a table, and their features.
-MODELS = {
-    "counts": (table_rows, FEATURES),
-    "dark": (dark_rows, DARK_FEATURES),
-    "net": (functools.partial(table_rows, patches=True), FEATURES),
-    "darknet": (functools.partial(dark_rows, patches=True), DARK_FEATURES),
-}
-# The nets among them, and the classes each learns: counts 0..MOST, or cube or not.
-NETS = {"net": MOST + 1, "darknet": 2}
+def confidence_rows(folder: pathlib.Path, net: CentreNet, say=print):
+    """The counter's features and whether its count was exact, per scene of `folder`."""
+    rows, exact = [], []
+    for d, truth in _setups(folder):
+        try:
+            counter = _calibrated(d, truth, net)
+        except CalibrationError as e:
+            say(f"{d.name}: calibration refused, left out: {e}")
+            continue
+        for scene in truth["scenes"]:
+            result = counter.count(cv2.imread(str(d / scene["file"])))
+            want = {c: n for c, n in scene["visible_counts"].items() if n}
+            got = {c: n for c, n in result.counts.items() if n}
+            rows.append(result.features)
+            exact.append(got == want and not result.unknown)
+    return np.array(rows), np.array(exact)
 
 
-def dataset(model: str, first: int, setups: int, workers: int) -> tuple[np.ndarray, ...]:
-    """Rows of `setups` tables, their labels and the rules' answers (and for the nets, the
-    rows' patches), each as one array."""
-    rows_of, names = MODELS[model]
-    with ProcessPoolExecutor(workers) as pool:
-        parts = [p for p in pool.map(rows_of, range(first, first + setups)) if len(p[1])]
-    if not parts:
-        return np.zeros((0, len(names))), np.zeros(0, int), np.zeros(0, int)
-    return tuple(np.concatenate(a) for a in zip(*parts, strict=True))
+def fit_confidence(rows: np.ndarray, exact: np.ndarray) -> dict:
+    from sklearn.linear_model import LogisticRegression
+
+    if not len(exact):
+        raise CompanionError("no scene was counted: every set-up's calibration was refused")
+    if exact.all() or not exact.any():
+        raise CompanionError("the confidence needs both exact and wrong counts to learn from")
+    model = LogisticRegression(C=1.0, max_iter=1000).fit(rows, exact)
+    return {"weights": [float(w) for w in model.coef_[0]], "bias": float(model.intercept_[0])}
 
 
 def train(
-    model: str,
-    setups: int,
-    check: int,
-    seed: int,
-    trees: int,
-    depth: int,
-    workers: int,
-    output,
-    out=print,
-    epochs: int = EPOCHS,
-) -> Forest | Net:
-    """Grow the `model` forest ("counts" or "dark") or net ("net" or "darknet"; see
-    MODELS) on `setups` tables, report its row accuracy against the rules' on `check`
-    further tables, and save it to `output`. `trees`, `depth`: the forest's; `epochs`: the
-    net's passes."""
-    start = time.perf_counter()
-    rows, truth, *more = dataset(model, seed, setups, workers)
-    out(
-        f"{len(rows)} rows from {setups} tables (seeds {seed}..{seed + setups - 1}) "
-        f"in {time.perf_counter() - start:.0f} s"
-    )
-    if not len(rows):
-        raise CompanionError(f"no rows to learn from in {setups} tables: take more")
-    start = time.perf_counter()
-    if model in NETS:
-        learnt = grow_net(more[1], rows, truth, NETS[model], epochs, log=out)
-        out(f"grown: {epochs} passes, in {time.perf_counter() - start:.0f} s")
-    else:
-        learnt = grow(rows, truth, trees=trees, depth=depth)
-        out(
-            f"grown: {trees} trees, {len(learnt.feature)} nodes, "
-            f"in {time.perf_counter() - start:.0f} s"
-        )
-    if check:
-        rows, truth, rules, *more = dataset(model, seed + setups, check, workers)
-        if len(rows):
-            got = (
-                learnt.proba(more[0], rows).argmax(axis=1)
-                if model in NETS
-                else learnt.predict(rows)[0]
-            )
-            out(
-                f"check ({check} more tables, {len(rows)} rows): right by the rules "
-                f"{100 * np.mean(rules == truth):.1f}%, "
-                f"by the {'net' if model in NETS else 'forest'} {100 * np.mean(got == truth):.1f}%"
-            )
-        else:
-            out(f"check ({check} more tables): no rows to check on")
-    learnt.save(output)
-    out(f"saved {output}")
-    return learnt
+    scenes: list[pathlib.Path],
+    calibrate_on: list[pathlib.Path],
+    steps: int,
+    output: pathlib.Path,
+    say=print,
+) -> None:
+    try:
+        import sklearn  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        raise CompanionError(
+            "training needs the train extra: pip install -e '.[train]' (PyTorch, scikit-learn)"
+        ) from None
+    shipped = CentreNet()
+    sets = []
+    for folder in scenes:
+        sets.append(examples(folder, shipped, say))
+        say(f"{folder}: {len(sets[-1])} scenes")
+    net = train_centres(sets, steps, say=say)
+    output.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, output / "centres.onnx")
+    trained = CentreNet(output / "centres.onnx")
+    rows, exact = [], []
+    for folder in calibrate_on:
+        r, e = confidence_rows(folder, trained, say)
+        rows.append(r)
+        exact.append(e)
+    fitted = fit_confidence(np.concatenate(rows).reshape(-1, 4), np.concatenate(exact))
+    (output / "confidence.json").write_text(json.dumps(fitted, indent=1) + "\n")
+    say(f"wrote {output / 'centres.onnx'} and {output / 'confidence.json'}")

@@ -21,6 +21,8 @@ import numpy as np
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
+from vision.centres import MODEL, CentreNet
+from vision.counter import CONFIDENCE, Confidence
 from vision.watcher import Watcher
 
 KINDS = ("scattered", "touching", "piles", "drifted", "battle")
@@ -67,13 +69,29 @@ def read_folder(path: str | Path) -> list[SetUpFolder]:
     return setups
 
 
-def calibrate(setup: SetUpFolder):
-    """A counter calibrated on the set-up's frame and clicks (CalibrationError if refused)."""
+@dataclass(frozen=True)
+class Models:
+    """The counter's models: the shipped ones, or those trained into another folder."""
+
+    net: CentreNet
+    confidence: Confidence
+
+    @classmethod
+    def load(cls, folder: str | Path | None = None) -> Models:
+        folder = Path(folder) if folder else MODEL.parent
+        return cls(CentreNet(folder / MODEL.name), Confidence.load(folder / CONFIDENCE.name))
+
+
+def calibrate(setup: SetUpFolder, models: Models | None = None):
+    """A counter calibrated on the set-up's frame and clicks (CalibrationError if refused),
+    with the shipped models unless given."""
+    models = models or Models.load()
     cal = setup.truth["calibration"]
     image = setup.image(cal["file"])
     clicks = {c: [tuple(p) for p in pts] for c, pts in cal["clicks"].items()}
-    profile, _ = build_profile(image, [tuple(p) for p in cal["corners"]], clicks)
-    return profile, make_counter(profile, (image.shape[1], image.shape[0]))
+    profile, _ = build_profile(image, [tuple(p) for p in cal["corners"]], clicks, net=models.net)
+    size = (image.shape[1], image.shape[0])
+    return profile, make_counter(profile, size, models.net, models.confidence)
 
 
 def exact(counts: dict[str, int], truth: dict[str, int], unknown: int = 0) -> bool:
@@ -97,8 +115,9 @@ def categories(scene: dict) -> list[str]:
     return [scene["kind"]] + (["big"] if big else [])
 
 
-def bench_folder(path, out) -> None:
+def bench_folder(path, out, models: Models | None = None) -> None:
     setups = read_folder(path)
+    models = models or Models.load()
     source = ",".join(sorted({s.source for s in setups}))
     rows: dict[str, list[tuple[bool, bool]]] = {k: [] for k in KINDS + ("big", "all")}
     ours, floor, refused = [], [], 0
@@ -106,7 +125,7 @@ def bench_folder(path, out) -> None:
     videos = {"required": 0, "once_right": 0, "while_moving": 0, "wrong": 0, "delays": []}
     for setup in setups:
         try:
-            profile, counter = calibrate(setup)
+            profile, counter = calibrate(setup, models)
         except CalibrationError:
             refused += 1
             for scene in setup.truth["scenes"]:
@@ -123,7 +142,7 @@ def bench_folder(path, out) -> None:
             for kind in categories(scene) + ["all"]:
                 rows.setdefault(kind, []).append((ok, result.sure and not ok))
         for video in setup.truth["videos"]:
-            _watch(setup, profile, video, videos)
+            _watch(setup, profile, models, video, videos)
     scenes = len(rows["all"])
     out(
         f"{source}_setups",
@@ -169,10 +188,10 @@ def bench_folder(path, out) -> None:
         )
 
 
-def _watch(setup: SetUpFolder, profile, video: dict, tally: dict) -> None:
+def _watch(setup: SetUpFolder, profile, models: Models, video: dict, tally: dict) -> None:
     """One drop video through the watcher: after the last movement it should report the
     settled tray once with the right counts, and never while cubes move."""
-    watcher = Watcher(lambda size: make_counter(profile, size))
+    watcher = Watcher(lambda size: make_counter(profile, size, models.net, models.confidence))
     after = []
     for i, frame in enumerate(video["frames"]):
         settled = watcher.feed(setup.image(frame["file"]), frame["time"], i)

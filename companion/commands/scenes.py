@@ -195,6 +195,11 @@ def generated_setup(seed: int, scenes: int = 3, videos: int = 1):
     truth = {
         "source": "generated",
         "seed": seed,
+        # (as the realistic source gives them: the training marks cubes under others with them)
+        "setup": {
+            "tray_mm": [round(setup.tray.width, 2), round(setup.tray.depth, 2)],
+            "cube_mm": round(setup.cube_size, 3),
+        },
         "scenes": [],
         "videos": [],
         "calibration": {

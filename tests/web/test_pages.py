@@ -438,21 +438,26 @@ class TestAGreyTray:
         ]
         return photo((176, 176, 172), cubes, grain=30.0)
 
-    def test_the_calibrate_page_gets_the_lightness_of_black_against_the_floor(self, live, scene):
+    def test_the_calibrate_page_accepts_black_on_a_grey_tray_and_refuses_the_floor(
+        self, live, scene
+    ):
         _, client = live
         shot = post_json(client, "/calibrate/snapshot").get_json()["id"]
         samples = {c: [list(p) for p in pts] for c, pts in scene.clicks.items()}
-        r = post_json(
-            client,
-            "/calibrate/build",
-            {"snapshot": shot, "corners": scene.corners.tolist(), "samples": samples},
-        )
+        body = {"snapshot": shot, "corners": scene.corners.tolist(), "samples": samples}
+        r = post_json(client, "/calibrate/build", body)
         assert r.status_code == 200, r.get_json()
         built = r.get_json()
-        [line] = [x for x in built["report_lines"] if x.startswith("lightness")]
-        assert line.startswith("lightness black / the tray floor (lit or in shadow): ")
-        assert line.endswith(", enough")
-        assert built["report"]["lightness"][0]["enough"] is True
+        assert built["detected"]["counts"] == {"black": 2, "red": 2}
+        assert [c["colour"] for c in built["report"]["colours"]] == ["black", "red"]
+        [line] = [x for x in built["report_lines"] if x.strip().startswith("black:")]
+        assert "2 clicked" in line and "from the tray" in line
+        x, y = scene.floor
+        r = post_json(
+            client, "/calibrate/build", {**body, "samples": {**samples, "black": [[x, y]]}}
+        )
+        assert r.status_code == 400
+        assert f"click for black at ({x:g},{y:g}) is not on a cube" in r.get_json()["error"]
 
 
 def test_calibration_without_a_service(client):

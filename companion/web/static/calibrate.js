@@ -191,9 +191,8 @@
     $("detected").replaceChildren(
       el("img", { src: result.image, alt: "The picture with every cube the counter found outlined", class: "shot" }),
       el("p", { id: "detected-counts" }, `Found ${countsText(d.counts)}` + (d.unknown ? `, and ${d.unknown} unknown` : "") + "."));
-    // (a lightness too little to tell a pair apart is shown as a warning is)
     $("report").replaceChildren(...result.report_lines.map((line) =>
-      el("li", { class: line.startsWith("warning") || line.includes("too little") ? "bad" : "" }, line)));
+      el("li", { class: line.startsWith("warning") ? "bad" : "" }, line)));
     go(4);
   }));
   $("back-to-taps").addEventListener("click", () => go(3));

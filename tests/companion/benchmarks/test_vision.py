@@ -37,18 +37,6 @@ def test_the_battle_figures_count_each_kind_of_battle_tray():
     )
 
 
-def test_the_accuracy_figures_split_the_scenes_by_the_calibration_warning_of_a_paint_like_shadow():
-    # set-up 228 warns that black looks like the floor in shadow (tests/calibration), 227 not
-    figures = {}
-    accuracy(
-        argparse.Namespace(setups=2, seed=227, scenes=1, grey_floors=0),
-        lambda name, text, value: figures.update({name: value}),
-    )
-    (warned_exact, warned), (others_exact, others) = figures["exact_like_shadow"]
-    assert warned == others == len(KINDS)
-    assert warned_exact + others_exact == round(figures["exact_all"] * 2 * len(KINDS))
-
-
 def test_the_lens_figures_count_every_scene_of_a_set_up_through_each_lens():
     figures = {}
     through_lenses(

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.profile import VERSION
 from companion.cli import main
 from firmware.scene import drop_video, layout, render
 from tests.calibration.photo import photo
@@ -61,7 +62,7 @@ def test_calibrate_writes_a_profile_and_prints_the_quality_report(table, capsys,
     assert code == 0, out.err
     assert "calibration written to" in out.out and "separation" in out.out
     data = json.loads((tmp_path / "cal.json").read_text())
-    assert data["version"] == 1 and set(data["colours"]) == set(table[0].colours)
+    assert data["version"] == VERSION and set(data["colours"]) == set(table[0].colours)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +107,7 @@ def test_calibrate_rejects_a_click_on_the_tray_floor(table, capsys, tmp_path):
         ]
     )
     err = capsys.readouterr().err
-    assert code == 2 and "click for red at" in err and "hit the tray floor" in err
+    assert code == 2 and "click for red at" in err and "is not on a cube" in err
 
 
 def test_count_png_and_jpeg_and_a_broken_file_among_them(table, capsys, tmp_path):
@@ -205,7 +206,7 @@ def test_watch_a_folder_of_frames_prints_each_settled_state(table, capsys, tmp_p
     assert last_moving < events[1]["frame"] <= last_moving + 0.7 * 15
 
 
-def test_calibrate_prints_the_lightness_of_black_on_a_light_grey_tray(capsys, tmp_path):
+def test_calibrate_black_on_a_light_grey_tray_and_the_report_as_json(capsys, tmp_path):
     cubes = [
         ("black", (52, 50, 50), (150, 130)),
         ("black", (52, 50, 50), (330, 300)),
@@ -224,9 +225,14 @@ def test_calibrate_prints_the_lightness_of_black_on_a_light_grey_tray(capsys, tm
         str(tmp_path / "c.json"),
     ]
     assert main(args) == 0
-    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("lightness")]
-    assert line.startswith("lightness black / the tray floor (lit or in shadow): ")
-    assert line.endswith(", enough")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("calibration written to") and "2 colours: black, red" in lines[0]
+    [black] = [x for x in lines if x.strip().startswith("black:")]
+    assert "2 clicked" in black and "from red" in black and "from the tray" in black
     assert main([*args, "--json"]) == 0
-    [pair] = json.loads(capsys.readouterr().out.splitlines()[-1])["lightness"]
-    assert pair["first"] == "black" and pair["second"] is None and pair["enough"] is True
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["output"] == str(tmp_path / "c.json") and report["warnings"] == []
+    assert [(c["colour"], c["clicks"], c["nearest"]) for c in report["colours"]] == [
+        ("black", 2, "red"),
+        ("red", 1, "black"),
+    ]

@@ -28,12 +28,7 @@ def save_calibration(path, frame_size, controls=None):
         corners=((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)),
         rect_size=(100, 100),
         cube_size=10.0,
-        cube_area=100.0,
-        floor_pixels=np.full((4, 3), 200, np.float32),
-        colour_pixels={
-            "red": np.tile(np.float32([20, 20, 200]), (4, 1)),
-            "blue": np.tile(np.float32([200, 20, 20]), (4, 1)),
-        },
+        tops={"red": ((-1.0, -1.0, 1.0),), "blue": ((1.0, -1.0, -1.0),)},
         clicks={"red": ((0.5, 0.5),), "blue": ((0.6, 0.5),)},
         camera_controls=controls or {},
     )

@@ -1,0 +1,50 @@
+"""The centre net: where the cubes' tops are, in the canonical view."""
+
+import numpy as np
+import pytest
+
+from tests.vision.scenes import counter_for, scene
+from vision.canonical import TOP_PX
+from vision.centres import MODEL, OUTPUT_STRIDE, CentreNet
+from vision.counter import CUBE
+from vision.errors import VisionError
+
+
+@pytest.fixture(scope="module")
+def net():
+    return CentreNet()
+
+
+@pytest.mark.parametrize("seed", [3, 19])
+def test_one_peak_at_each_cube_top_and_none_elsewhere(net, seed):
+    setup, counter = counter_for(seed)
+    s = scene(setup, {"red": 2, "blue": 2, "yellow": 1}, "scattered", 40 + seed)
+    view = counter.view
+    log_ratio = view.log_ratio(s.image)
+    centres, p = net.centres(log_ratio, CUBE)
+    h, w = log_ratio.shape[:2]
+    assert p.shape == (h // OUTPUT_STRIDE, w // OUTPUT_STRIDE)
+    assert ((p >= 0) & (p <= 1)).all()
+    truth = view.to_view([c.centre for c in s.cubes])
+    found = np.array([(c.x, c.y) for c in centres])
+    assert len(found) == len(truth) == 5 and all(c.p > CUBE for c in centres)
+    # each top's peak within a third of a top's edge of its true centre
+    apart = np.hypot(*(found[:, None] - truth[None]).transpose(2, 0, 1))
+    assert (apart.min(axis=0) < TOP_PX / 3).all(), apart.min(axis=0)
+
+
+def test_an_empty_tray_has_no_peak(net):
+    setup, counter = counter_for(3)
+    s = scene(setup, {}, "scattered", 43)
+    centres, p = net.centres(counter.view.log_ratio(s.image), CUBE)
+    assert centres == [] and p.max() < CUBE
+
+
+def test_a_missing_or_broken_model_is_a_clear_error(tmp_path):
+    missing = tmp_path / "nope.onnx"
+    with pytest.raises(VisionError, match=f"cannot load the centre model {missing}"):
+        CentreNet(missing)
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(MODEL.read_bytes()[:1000])
+    with pytest.raises(VisionError, match=f"cannot load the centre model {broken}"):
+        CentreNet(broken)
