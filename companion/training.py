@@ -99,14 +99,18 @@ def marks(counter: Counter, truth: dict, cubes: list[dict]) -> tuple[np.ndarray,
     return np.array(out, np.float32).reshape(-1, 2), np.array(covered, bool)
 
 
-def examples(folder: pathlib.Path, net: CentreNet, say=print) -> list[Example]:
-    out = []
+def _calibrated_setups(folder: pathlib.Path, net: CentreNet, say):
+    """(folder, truth, counter) of each set-up calibration accepts; the others are named."""
     for d, truth in _setups(folder):
         try:
-            counter = _calibrated(d, truth, net)
+            yield d, truth, _calibrated(d, truth, net)
         except CalibrationError as e:
             say(f"{d.name}: calibration refused, left out: {e}")
-            continue
+
+
+def examples(folder: pathlib.Path, net: CentreNet, say=print) -> list[Example]:
+    out = []
+    for d, truth, counter in _calibrated_setups(folder, net, say):
         for scene in [*truth["scenes"], truth["calibration"]]:
             frame = cv2.imread(str(d / scene["file"]))
             if frame is None:
@@ -264,12 +268,7 @@ def export_onnx(net, path: pathlib.Path) -> None:
 def confidence_rows(folder: pathlib.Path, net: CentreNet, say=print):
     """The counter's features and whether its count was exact, per scene of `folder`."""
     rows, exact = [], []
-    for d, truth in _setups(folder):
-        try:
-            counter = _calibrated(d, truth, net)
-        except CalibrationError as e:
-            say(f"{d.name}: calibration refused, left out: {e}")
-            continue
+    for d, truth, counter in _calibrated_setups(folder, net, say):
         for scene in truth["scenes"]:
             result = counter.count(cv2.imread(str(d / scene["file"])))
             want = {c: n for c, n in scene["visible_counts"].items() if n}

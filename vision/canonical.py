@@ -9,9 +9,12 @@ brighter, dimmer, warmer or cooler (the floor and the cubes are lit by the same 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
+
+from vision.geometry import transform
 
 TOP_PX = 12  # edge of a cube's top face in the view, px
 MARGIN = 1.5  # cube edges of wall kept round the floor: a cube leaning there shows over it
@@ -55,16 +58,14 @@ class CanonicalView:
         return cv2.LUT(view, _LOG2) - np.log2(self.floor_light(view) + 1)
 
     def to_view(self, points) -> np.ndarray:
-        pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
-        if len(pts) == 0:
-            return np.zeros((0, 2))
-        return cv2.perspectiveTransform(pts, self.matrix).reshape(-1, 2)
+        return transform(points, self.matrix)
 
     def to_image(self, points) -> np.ndarray:
-        pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
-        if len(pts) == 0:
-            return np.zeros((0, 2))
-        return cv2.perspectiveTransform(pts, np.linalg.inv(self.matrix)).reshape(-1, 2)
+        return transform(points, self.inverse)
+
+    @cached_property
+    def inverse(self) -> np.ndarray:
+        return np.linalg.inv(self.matrix)
 
 
 def canonical_view(corners, rect_size: tuple[int, int], cube_size: float) -> CanonicalView:

@@ -168,6 +168,8 @@ class Counter:
         self.frame_size = tuple(frame_size)
         self.net = net or CentreNet()
         self.confidence = confidence or Confidence.load()
+        x0, y0, x1, y1 = view.floor
+        self.tray = view.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])  # image px
 
     def count(self, frame: np.ndarray) -> FrameCount:
         start = time.perf_counter()
@@ -227,7 +229,7 @@ class Counter:
             cubes,
             confidence,
             (time.perf_counter() - start) * 1000,
-            self.view.to_image(self._floor_corners()),
+            self.tray,
             self._obstructed(log_ratio, points),
             self._squares(doubts, DOUBT_SIZE * TOP_PX),
             tuple(features),
@@ -253,10 +255,6 @@ class Counter:
             min(margins, default=1.0),
             math.log1p(n),
         ]
-
-    def _floor_corners(self) -> np.ndarray:
-        x0, y0, x1, y1 = self.view.floor
-        return np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
 
     def _squares(self, points: list[tuple[float, float]], size: float) -> np.ndarray:
         """Squares `size` view px wide round view points, as Nx4x2 image px."""

@@ -86,16 +86,18 @@ class TrayGeometry:
         )
 
     def to_rect(self, points) -> np.ndarray:
-        pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
-        if len(pts) == 0:
-            return np.zeros((0, 2))
-        return cv2.perspectiveTransform(pts, self.matrix).reshape(-1, 2)
+        return transform(points, self.matrix)
 
     def to_image(self, points) -> np.ndarray:
-        pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
-        if len(pts) == 0:
-            return np.zeros((0, 2))
-        return cv2.perspectiveTransform(pts, self.inverse).reshape(-1, 2)
+        return transform(points, self.inverse)
+
+
+def transform(points, matrix: np.ndarray) -> np.ndarray:
+    """Nx2 points through a 3x3 perspective matrix (any sequence of x,y pairs, even none)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+    if len(pts) == 0:
+        return np.zeros((0, 2))
+    return cv2.perspectiveTransform(pts, matrix).reshape(-1, 2)
 
 
 def floor_insets(floor_like: np.ndarray, share: float = 0.6) -> tuple[int, ...]:
