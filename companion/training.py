@@ -3,8 +3,8 @@
 1. Examples: each set-up is calibrated from its calibration frame and clicks as a user would
    (calibration.build_profile, with the net shipped so far), which gives its canonical view;
    each scene becomes that view of its log ratio (uint8, vision.canonical.encode) and the
-   view points to mark: every cube not fully hidden, at its top's centre, or, for a cube
-   another rests on, at the middle of the sliver of it still seen.
+   view points to mark: every cube not fully hidden, where it is seen (its top's middle, or
+   for a cube mostly under another, the middle of what shows of it).
 2. The centre net (PyTorch) learns a heatmap of those points on random crops, drawn equally
    from each folder given, under changes no scene source should matter for: light level and
    colour, a gradient across the tray, contrast, blur, noise, the cube size off by up to 15%,
@@ -68,35 +68,23 @@ def _calibrated(d: pathlib.Path, truth: dict, net: CentreNet) -> Counter:
 
 
 def marks(counter: Counter, truth: dict, cubes: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    """The view points to mark for `cubes` (none fully hidden) and which are covered."""
-    view = counter.view
-    tray_w, tray_d = truth["setup"]["tray_mm"]
+    """The view points to mark for `cubes` (none fully hidden): where each is seen (the
+    truth's `top`: the middle of its top face's visible part, or of whatever shows of a cube
+    mostly under another), and which cubes have another resting on them."""
     edge = truth["setup"]["cube_mm"]
-    x0, y0, x1, y1 = view.floor
-    tops = view.to_view([c["top"] for c in cubes])
-    out, covered = [], []
-    for i, c in enumerate(cubes):
-        x, y, z = c["position"]
-        on_it = any(
+    covered = [
+        any(
             o is not c
             and o["on"] == "cube"
-            and abs(o["position"][2] - z - edge) < 0.4 * edge
-            and math.hypot(o["position"][0] - x, o["position"][1] - y) < 0.7 * edge
+            and abs(o["position"][2] - c["position"][2] - edge) < 0.4 * edge
+            and math.hypot(o["position"][0] - c["position"][0], o["position"][1] - c["position"][1])
+            < 0.7 * edge
             for o in cubes
         )
-        covered.append(on_it)
-        if not on_it:
-            out.append(tops[i])
-            continue
-        # Its floor point (tray mm: x right, y away from the camera) and the direction its
-        # height throws it away from the camera's foot: its sides show on the near side.
-        foot = np.array([x0 + (x / tray_w + 0.5) * (x1 - x0), y0 + (0.5 - y / tray_d) * (y1 - y0)])
-        away = tops[i] - foot
-        length = float(np.linalg.norm(away))
-        unit = away / length if length > 1e-6 else np.zeros(2)
-        half = 0.5 * edge / tray_w * (x1 - x0)
-        out.append(foot - half * unit + 0.5 * away)
-    return np.array(out, np.float32).reshape(-1, 2), np.array(covered, bool)
+        for c in cubes
+    ]
+    points = counter.view.to_view([c["top"] for c in cubes]) if cubes else np.zeros((0, 2))
+    return np.array(points, np.float32).reshape(-1, 2), np.array(covered, bool)
 
 
 def _calibrated_setups(folder: pathlib.Path, net: CentreNet, say):

@@ -30,22 +30,23 @@ def _cube(x, y, z, top, on="floor"):
 VIEW = canonical_view([[100, 100], [500, 100], [500, 400], [100, 400]], (400, 300), 20.0)
 
 
-def test_a_cube_alone_is_marked_at_its_top():
-    cube = _cube(0.0, 0.0, 5.0, [300.0, 250.0])
-    points, covered = marks(_Counter(VIEW), _truth([cube]), [cube])
-    assert not covered.any()
-    np.testing.assert_allclose(points[0], VIEW.to_view([[300.0, 250.0]])[0], atol=1e-3)
+def test_each_cube_is_marked_where_it_is_seen_and_a_cube_under_another_is_covered():
+    # `top` is where the truth says each is seen: for the lower cube, the side that shows
+    lower = _cube(0.0, 0.0, 5.0, [300.0, 252.0])
+    upper = _cube(3.0, 0.0, 15.0, [302.0, 242.0], on="cube")
+    apart = _cube(60.0, 0.0, 5.0, [400.0, 250.0])
+    cubes = [lower, upper, apart]
+    points, covered = marks(_Counter(VIEW), _truth(cubes), cubes)
+    assert covered.tolist() == [True, False, False]
+    want = VIEW.to_view([c["top"] for c in cubes])
+    np.testing.assert_allclose(points, want, atol=1e-3)
 
 
-def test_a_cube_under_another_is_marked_on_its_near_side():
-    # The camera's foot lies towards +y in the image (the top is thrown away from it, to -y).
-    lower = _cube(0.0, 0.0, 5.0, [300.0, 246.0])
-    upper = _cube(0.0, 0.0, 15.0, [300.0, 242.0], on="cube")
-    points, covered = marks(_Counter(VIEW), _truth([lower, upper]), [lower, upper])
-    assert covered.tolist() == [True, False]
-    top = VIEW.to_view([[300.0, 246.0]])[0]
-    assert points[0][1] > top[1]  # nearer the camera than its hidden top
-    assert abs(points[0][0] - top[0]) < 1e-3
+def test_a_cube_beside_another_or_on_the_floor_next_to_a_pile_is_not_covered():
+    lower = _cube(0.0, 0.0, 5.0, [300.0, 252.0])
+    upper = _cube(9.0, 0.0, 15.0, [315.0, 242.0], on="cube")  # too far over to rest on it
+    _, covered = marks(_Counter(VIEW), _truth([lower, upper]), [lower, upper])
+    assert covered.tolist() == [False, False]
 
 
 def test_a_crop_marks_each_cube_in_it_once():

@@ -52,11 +52,17 @@ def test_visibility_is_ray_cast_against_floor_walls_and_cubes():
         sim.add("red", (0.0, 0.0, half), (0, 0, 0), (0, 0, 0), (0, 0, 0, 1))
         sim.add("blue", (0.0, 0.0, 3 * half), (0, 0, 0), (0, 0, 0), (0, 0, 0, 1))
         above, below = np.array([0.0, 0.0, 400.0]), np.array([0.0, 0.0, -50.0])
-        red_above, blue_above = sim.visible_shares(above)
-        assert blue_above == 1.0 and red_above == 0.0  # straight down, the upper cube hides it
-        assert sim.visible_shares(below) == [0.0, 0.0]  # under the tray floor nothing is seen
+        (red_share, red_seen), (blue_share, blue_seen) = sim.visibility(above)
+        # straight down, the upper cube hides the lower one; its top's middle is what is seen
+        assert blue_share == 1.0 and red_share == 0.0 and red_seen is None
+        assert np.allclose(blue_seen, [0.0, 0.0, 4 * half])
+        assert [s for s, _ in sim.visibility(below)] == [0.0, 0.0]  # nothing under the floor
         side = np.array([300.0, 0.0, 200.0])
-        assert 0 < sim.visible_shares(side)[0] < 1
+        (red_share, red_seen), _ = sim.visibility(side)
+        # from the side, the lower cube shows only its side towards the camera: that is where
+        # it is seen, on its face at x = +half, below the upper cube
+        assert 0 < red_share < 1
+        assert red_seen[0] == pytest.approx(half) and red_seen[2] < 2 * half
 
 
 def _slice():

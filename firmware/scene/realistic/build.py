@@ -102,10 +102,10 @@ def top_centre(body: Body, size: float) -> np.ndarray:
 
 def _cube_truth(sim: Simulation, renderer: Renderer, bodies: list[Body]) -> list[dict]:
     setup = sim.setup
-    shares = sim.visible_shares(setup.camera.pose()[1])
     out = []
-    for body, share in zip(bodies, shares, strict=True):
-        centre = renderer.project([top_centre(body, setup.cube_size)])[0]
+    for body, (share, seen) in zip(bodies, sim.visibility(setup.camera.pose()[1]), strict=True):
+        # where the cube is seen (a hidden cube: where its top would be)
+        centre = renderer.project([top_centre(body, setup.cube_size) if seen is None else seen])[0]
         low = body.position[2] - np.abs(body.rotation()[2]).sum() * setup.cube_size / 2
         out.append(
             {

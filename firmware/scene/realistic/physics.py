@@ -25,6 +25,8 @@ STILL_SPEED = 0.004  # m/s: a cube slower than this (and not turning) is at rest
 STILL_SPIN = 0.15  # rad/s
 MAX_TIME = 8.0  # s of simulation before a throw is given up as never settling
 MM = 1000.0
+# A top face with less than this share of it in view is mostly hidden (as in the generator).
+MOSTLY_HIDDEN = 0.15
 
 
 @dataclass(frozen=True)
@@ -224,25 +226,35 @@ class Simulation:
                     return x, z
         return None
 
-    def visible_shares(self, camera: np.ndarray, grid: int = 3) -> list[float]:
-        """Per cube, the share of points on its faces towards the camera (a grid x grid on
-        each, just inside the edges) that a ray from the camera centre (mm) reaches before
-        anything else: ray casting against the physics shapes, walls included. 0: fully hidden."""
+    def visibility(self, camera: np.ndarray) -> list[tuple[float, np.ndarray | None]]:
+        """Per cube, what the camera at `camera` (mm) sees of it: rays from the camera to points
+        on its faces towards it (a 5 x 5 grid on each, just inside the edges), cast against the
+        physics shapes, walls included.
+
+        The share is that of the 3 x 3 points among them that the ray reaches first (0: fully
+        hidden). The seen point (world mm, None when hidden) is where the cube is seen, the same
+        rule as the first generator's truth: the middle of the visible part of its top face,
+        or, when less than MOSTLY_HIDDEN of the top shows (a cube under another), the middle
+        of all of it that shows; the reached point nearest that middle, so it is on the cube."""
         half = self.setup.cube_size / 2
-        ticks = (np.arange(grid) + 0.5) / grid * 1.8 - 0.9
-        shares = []
+        ticks = np.linspace(-0.6, 0.6, 5)  # every other one: the share's -0.6, 0, 0.6
+        out = []
         for body, b in zip(self.ids, self.bodies(), strict=True):
             R, centre = b.rotation(), np.array(b.position)
-            targets = []
+            up_axis = int(np.argmax(np.abs(R[2])))
+            targets, on_top, in_share = [], [], []
             for axis in range(3):
                 for sign in (-1, 1):
                     normal = R[:, axis] * sign
                     if normal @ (camera - centre) <= 0:
                         continue  # faces away from the camera
                     u, v = R[:, (axis + 1) % 3], R[:, (axis + 2) % 3]
-                    targets += [
-                        centre + half * (normal + a * u + c * v) for a in ticks for c in ticks
-                    ]
+                    top = axis == up_axis and sign == np.sign(R[2, axis])
+                    for i, a in enumerate(ticks):
+                        for j, c in enumerate(ticks):
+                            targets.append(centre + half * (normal + a * u + c * v))
+                            on_top.append(top)
+                            in_share.append(i % 2 == 0 and j % 2 == 0)
             # Aim just past each point, so the ray that reaches it meets this cube first.
             ends = [(camera + (t - camera) * 1.001) / MM for t in targets]
             hits = self.pb.rayTestBatch(
@@ -250,8 +262,10 @@ class Simulation:
                 [e.tolist() for e in ends],
                 physicsClientId=self.client,
             )
-            shares.append(sum(h[0] == body for h in hits) / max(len(hits), 1))
-        return shares
+            seen = np.array([h[0] == body for h in hits], bool)
+            share = float(seen[np.array(in_share, bool)].mean()) if targets else 0.0
+            out.append((share, _seen_point(np.array(targets).reshape(-1, 3), seen, on_top)))
+        return out
 
     def drop_on(self, colour: str, below: Body) -> None:
         """A cube let go just above another (the top of a clump: piles of 2-3)."""
@@ -318,3 +332,14 @@ def rest_check(setup: RealSetup, bodies: list[Body]) -> list[str]:
         if low > 0.5 and not near:
             problems.append(f"cube {i} ({b.colour}) floats {low:.1f} mm over the floor")
     return problems
+
+
+def _seen_point(targets: np.ndarray, seen: np.ndarray, on_top: list[bool]) -> np.ndarray | None:
+    if not seen.any():
+        return None
+    top = np.array(on_top, bool)
+    shown_top = seen & top
+    pick = shown_top if top.any() and shown_top.sum() >= MOSTLY_HIDDEN * top.sum() else seen
+    middle = targets[pick].mean(axis=0)
+    candidates = targets[pick]
+    return candidates[np.argmin(np.linalg.norm(candidates - middle, axis=1))]
