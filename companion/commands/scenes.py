@@ -181,16 +181,28 @@ def _generated_truth(name: str, kind: str, scene) -> dict:
     }
 
 
+def grey_floor(seed: int) -> str | None:
+    """The grey floor of the built generated set-up `seed`, if any: the generator never draws
+    grey trays itself, so 3 set-ups in 8 lie on one of companion.tables.GREY_FLOORS (with
+    white cubes too), for the net to learn dark tops on light floors and light on dark."""
+    from companion.tables import GREY_FLOORS
+
+    names = list(GREY_FLOORS)
+    return names[seed % 8] if seed % 8 < len(names) else None
+
+
 def generated_setup(seed: int, scenes: int = 3, videos: int = 1):
     """The generator's set-up from `seed` as the benchmark draws it (its calibration frame,
-    `scenes` of each kind and as many battle trays of each), plus drop videos."""
+    `scenes` of each kind and as many battle trays of each), on its grey_floor if it has one,
+    plus drop videos."""
     import numpy as np
 
     from calibration.errors import CalibrationError
     from companion.tables import random_counts, set_up, table
     from firmware.scene import drop_video, layout
 
-    _, setup, calib = set_up(seed)
+    floor = grey_floor(seed)
+    _, setup, calib = set_up(seed, floor)
     files = {"calibration.jpg": _jpeg(calib.image)}
     truth = {
         "source": "generated",
@@ -199,6 +211,7 @@ def generated_setup(seed: int, scenes: int = 3, videos: int = 1):
         "setup": {
             "tray_mm": [round(setup.tray.width, 2), round(setup.tray.depth, 2)],
             "cube_mm": round(setup.cube_size, 3),
+            "floor": floor,
         },
         "scenes": [],
         "videos": [],
@@ -211,7 +224,7 @@ def generated_setup(seed: int, scenes: int = 3, videos: int = 1):
         },
     }
     try:
-        _, drawn = table(seed, scenes, battles=scenes)
+        _, drawn = table(seed, scenes, battles=scenes, floor=floor)
     except CalibrationError:
         # The generator draws its scenes after calibrating: a refused set-up has none.
         drawn = iter(())

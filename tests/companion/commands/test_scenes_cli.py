@@ -9,6 +9,7 @@ import pytest
 from calibration import build_profile, load_profile
 from companion.benchmarks.scene_folders import calibrate, read_folder
 from companion.cli import main
+from companion.commands.scenes import grey_floor
 from companion.errors import CompanionError
 
 SLICE = Path(__file__).resolve().parents[2] / "data" / "realistic"
@@ -49,6 +50,15 @@ def test_both_sources_write_the_same_folder_format(built):
                 assert frames[0]["time"] < video["last_movement"] < frames[-1]["time"]
     kinds = {s["kind"] for s in read_folder(built)[0].truth["scenes"]}
     assert kinds == {"scattered", "touching", "piles", "drifted", "battle"}
+
+
+@pytest.mark.slow
+def test_some_generated_set_ups_lie_on_grey_floors_with_white_cubes(built):
+    # seeds 40 and 41: 0 and 1 modulo 8, the light and the dark grey floor
+    for setup, floor in zip(read_folder(built), ("light grey", "dark grey"), strict=True):
+        assert setup.truth["setup"]["floor"] == floor
+        assert "white" in setup.truth["calibration"]["clicks"]
+    assert grey_floor(43) is None and grey_floor(42) == "black"
 
 
 @pytest.mark.slow
