@@ -22,13 +22,16 @@ from vision.canonical import TOP_PX, canonical_view
 from vision.centres import OUTPUT_STRIDE, CentreNet
 from vision.counter import CUBE, Confidence, Counter, top_colour
 from vision.errors import VisionError
-from vision.geometry import check_corners, natural_size
+from vision.geometry import check_corners, floor_rect
 
 # The cube sizes tried, as a share of the floor's shorter side: a tray is 12 to 40 cubes
 # across (8-12 mm cubes in trays of 120-320 mm).
 SMALLEST, LARGEST = 1 / 40, 1 / 6
 # Step between sizes tried: the net was trained on cube sizes off by up to 15%.
 SIZE_STEP = 1.06
+# So a cube's top is found at every size within two steps (12%) of its own; a shadow or a
+# fleck of the floor that looks like one at one size does not.
+STEADY_STEPS = 2
 # A click counts as on a cube whose centre the net finds within this share of a top's edge.
 ON_CUBE = 0.75
 
@@ -63,8 +66,8 @@ def _clicks(samples, size: tuple[int, int]) -> dict[str, np.ndarray]:
     return points
 
 
-def _sureness(net: CentreNet, frame, corners, rect_size, cube_size, clicks) -> float:
-    """How sure the net is, on average over the clicks, of a cube under each at this size."""
+def _click_sureness(net: CentreNet, frame, corners, rect_size, cube_size, clicks) -> np.ndarray:
+    """How sure the net is of a cube under each click at this size."""
     view = canonical_view(corners, rect_size, cube_size)
     p = net.probabilities(view.log_ratio(frame))
     reach = ON_CUBE * TOP_PX / OUTPUT_STRIDE  # output cells
@@ -74,7 +77,12 @@ def _sureness(net: CentreNet, frame, corners, rect_size, cube_size, clicks) -> f
         j0, j1 = max(0, math.floor(x - reach)), math.ceil(x + reach) + 1
         near = p[i0:i1, j0:j1]
         sure.append(float(near.max()) if near.size else 0.0)
-    return float(np.mean(sure))
+    return np.array(sure)
+
+
+def _sureness(net: CentreNet, frame, corners, rect_size, cube_size, clicks) -> float:
+    """How sure the net is, on average over the clicks, of a cube under each at this size."""
+    return float(_click_sureness(net, frame, corners, rect_size, cube_size, clicks).mean())
 
 
 def cube_size_of(net: CentreNet, frame, corners, rect_size, clicks) -> float:
@@ -100,18 +108,29 @@ def build_profile(
     except VisionError as e:
         raise CalibrationError(str(e)) from None
     points = _clicks(samples, size)
-    nat_w, nat_h = natural_size(corners)
-    rect_size = (max(8, round(nat_w)), max(8, round(nat_h)))
+    rect_size = floor_rect(corners)
     all_clicks = np.concatenate(list(points.values()))
     net = net or CentreNet()
     cube_size = cube_size_of(net, frame, corners, rect_size, all_clicks)
     view = canonical_view(corners, rect_size, cube_size)
     log_ratio = view.log_ratio(frame)
     centres, _ = net.centres(log_ratio, CUBE)
+    steady = iter(  # per click, in the order of `points`: the net's sureness over sizes
+        np.mean(
+            [
+                _click_sureness(
+                    net, frame, corners, rect_size, cube_size * SIZE_STEP**k, all_clicks
+                )
+                for k in range(-STEADY_STEPS, STEADY_STEPS + 1)
+            ],
+            axis=0,
+        )
+    )
     tops = {}
     for name, pts in points.items():
         tops[name] = []
         for (x, y), (vx, vy) in zip(pts, view.to_view(pts), strict=True):
+            sure = next(steady)
             x0, y0, x1, y1 = view.floor
             if not (x0 <= vx <= x1 and y0 <= vy <= y1):
                 raise CalibrationError(
@@ -119,7 +138,7 @@ def build_profile(
                     f"the top of a cube on the tray floor"
                 )
             near = [c for c in centres if math.hypot(c.x - vx, c.y - vy) <= ON_CUBE * TOP_PX]
-            if not near:
+            if not near or sure < CUBE:
                 raise CalibrationError(
                     f"click for {name} at ({x:g},{y:g}) is not on a cube: no cube's top was "
                     f"found there; click on the middle of a cube's top"

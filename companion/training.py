@@ -1,14 +1,17 @@
 """Training the counter's models on built scene folders (`companion train`; the `train` extra).
 
-1. Examples: each set-up is calibrated from its calibration frame and clicks as a user would
-   (calibration.build_profile, with the net shipped so far), which gives its canonical view;
-   each scene becomes that view of its log ratio (uint8, vision.canonical.encode) and the
-   view points to mark: every cube not fully hidden, where it is seen (its top's middle, or
-   for a cube mostly under another, the middle of what shows of it).
+1. Examples: each set-up's canonical view is made from its clicked tray corners at its true
+   cube size (the truth's, so the net learns what a cube of the calibrated size looks like,
+   not an earlier net's guess of it); each scene becomes that view of its log ratio (uint8,
+   vision.canonical.encode) and the view points to mark: every cube not fully hidden, where
+   it is seen (its top's middle, or for a cube mostly under another, the middle of what
+   shows of it).
 2. The centre net (PyTorch) learns a heatmap of those points on random crops, drawn equally
    from each folder given, under changes no scene source should matter for: light level and
    colour, a gradient across the tray, contrast, blur, noise, the cube size off by up to 15%,
-   rotation and mirroring. The loss is CenterNet's focal loss (Zhou et al., 2019).
+   rotation and mirroring; and with things that are no cube laid over some crops (a flat
+   shape of any colour, wider than two cubes: a card, a hand). The loss is CenterNet's focal
+   loss (Zhou et al., 2019).
 3. Exported to ONNX, and checked to give PyTorch's answers through OpenCV's dnn.
 4. The confidence: the counter with the new net counts the scenes of other folders (set-ups
    the net never saw) and a logistic regression (scikit-learn) learns, from the counter's
@@ -30,9 +33,11 @@ import numpy as np
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
-from vision.canonical import decode, encode
+from vision.canonical import TOP_PX, CanonicalView, canonical_view, decode, encode
 from vision.centres import OUTPUT_STRIDE, CentreNet
 from vision.counter import Counter
+from vision.errors import VisionError
+from vision.geometry import check_corners, floor_rect
 
 CROP = 96  # view px per training crop (8 cubes)
 SPREAD = 1.0  # Gaussian spread of a mark on the net's output, cells
@@ -40,6 +45,10 @@ BATCH = 16
 # Share of crops centred on a cube another rests on (they are rare, and the hardest).
 COVERED_CROPS = 0.35
 CUBE_CROPS = 0.7  # share of the other crops centred on some cube
+# Share of crops with a thing that is no cube laid over them, and its least and largest
+# extent in cube edges (a hand is 3-6 cubes wide, a card 6 by 9).
+NOT_CUBE_CROPS = 0.25
+NOT_CUBE_EDGES = (2.5, 9.0)
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,17 @@ def _calibrated(d: pathlib.Path, truth: dict, net: CentreNet) -> Counter:
     return make_counter(profile, (frame.shape[1], frame.shape[0]), net)
 
 
-def marks(counter: Counter, truth: dict, cubes: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+def true_view(truth: dict, frame_size: tuple[int, int]) -> CanonicalView:
+    """The set-up's canonical view at its true cube size: its floor from the clicked tray
+    corners, a cube's edge (the truth's, in mm on a tray of the truth's size) TOP_PX wide."""
+    corners = check_corners(truth["calibration"]["corners"], frame_size)
+    rect = floor_rect(corners)
+    tray_w, tray_d = truth["setup"]["tray_mm"]
+    cube = truth["setup"]["cube_mm"] * (rect[0] / tray_w + rect[1] / tray_d) / 2
+    return canonical_view(corners, rect, cube)
+
+
+def marks(view: CanonicalView, truth: dict, cubes: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     """The view points to mark for `cubes` (none fully hidden): where each is seen (the
     truth's `top`: the middle of its top face's visible part, or of whatever shows of a cube
     mostly under another), and which cubes have another resting on them."""
@@ -83,7 +102,7 @@ def marks(counter: Counter, truth: dict, cubes: list[dict]) -> tuple[np.ndarray,
         )
         for c in cubes
     ]
-    points = counter.view.to_view([c["top"] for c in cubes]) if cubes else np.zeros((0, 2))
+    points = view.to_view([c["top"] for c in cubes]) if cubes else np.zeros((0, 2))
     return np.array(points, np.float32).reshape(-1, 2), np.array(covered, bool)
 
 
@@ -96,16 +115,22 @@ def _calibrated_setups(folder: pathlib.Path, net: CentreNet, say):
             say(f"{d.name}: calibration refused, left out: {e}")
 
 
-def examples(folder: pathlib.Path, net: CentreNet, say=print) -> list[Example]:
+def examples(folder: pathlib.Path) -> list[Example]:
     out = []
-    for d, truth, counter in _calibrated_setups(folder, net, say):
+    for d, truth in _setups(folder):
+        view = None
         for scene in [*truth["scenes"], truth["calibration"]]:
             frame = cv2.imread(str(d / scene["file"]))
             if frame is None:
                 raise CompanionError(f"{d / scene['file']}: not an image")
+            if view is None:
+                try:
+                    view = true_view(truth, (frame.shape[1], frame.shape[0]))
+                except VisionError as e:
+                    raise CompanionError(f"{d}: {e}") from None
             cubes = [c for c in scene["cubes"] if not c["hidden"]]
-            points, covered = marks(counter, truth, cubes)
-            out.append(Example(encode(counter.view.log_ratio(frame)), points, covered))
+            points, covered = marks(view, truth, cubes)
+            out.append(Example(encode(view.log_ratio(frame)), points, covered))
     return out
 
 
@@ -142,6 +167,9 @@ def crop(example: Example, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
         x0 = int(np.clip(centre[0] - rng.integers(16, CROP - 16), 0, w - CROP))
         y0 = int(np.clip(centre[1] - rng.integers(16, CROP - 16), 0, h - CROP))
     x = view[y0 : y0 + CROP, x0 : x0 + CROP]
+    points = points - [x0, y0]
+    if rng.random() < NOT_CUBE_CROPS:
+        x, points = not_a_cube(x, points, rng)
     # light: contrast, a colour cast, a gradient across the crop, blur, sensor noise
     x = x * rng.uniform(0.8, 1.2) + rng.normal(0, 0.08, 3).astype(np.float32)
     gy, gx = np.mgrid[0:CROP, 0:CROP].astype(np.float32) / CROP - 0.5
@@ -150,12 +178,36 @@ def crop(example: Example, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
         x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.0))
     x = x + rng.normal(0, rng.uniform(0, 0.06), x.shape).astype(np.float32)
     # output cell i covers view px s*i .. s*i+s-1
-    target = _heatmap(CROP // OUTPUT_STRIDE, (points - [x0, y0] - 0.5) / OUTPUT_STRIDE)
+    target = _heatmap(CROP // OUTPUT_STRIDE, (points - 0.5) / OUTPUT_STRIDE)
     if rng.random() < 0.5:
         x, target = x[:, ::-1], target[:, ::-1]
     k = int(rng.integers(4))
     x, target = np.rot90(x, k), np.rot90(target, k)
     return np.ascontiguousarray(x.transpose(2, 0, 1)), np.ascontiguousarray(target)[None]
+
+
+def not_a_cube(x: np.ndarray, points: np.ndarray, rng: np.random.Generator):
+    """A thing that is no cube (a card or a hand: a flat rectangle or oval of any colour, a
+    little shaded) laid over the crop `x` (log ratio); the marks it covers are dropped."""
+    lo, hi = NOT_CUBE_EDGES
+    size = tuple(float(v) for v in rng.uniform(lo, hi, 2) * TOP_PX)
+    box = (tuple(float(v) for v in rng.uniform(0, CROP, 2)), size, float(rng.uniform(0, 180)))
+    mask = np.zeros(x.shape[:2], np.uint8)
+    if rng.random() < 0.5:
+        cv2.fillConvexPoly(mask, np.int32(np.round(cv2.boxPoints(box) * 16)), 255, cv2.LINE_AA, 4)
+    else:
+        cv2.ellipse(mask, box, 255, -1, cv2.LINE_AA)
+    alpha = (mask.astype(np.float32) / 255)[..., None]
+    # its light against the floor's: from a black card to a white one, any hue
+    colour = rng.uniform(-3.0, 1.5) + rng.normal(0, 0.5, 3)
+    gy, gx = np.mgrid[0 : x.shape[0], 0 : x.shape[1]].astype(np.float32) / CROP - 0.5
+    shade = (rng.normal(0, 0.3) * gx + rng.normal(0, 0.3) * gy)[..., None]
+    x = x * (1 - alpha) + (colour + shade).astype(np.float32) * alpha
+    inside = [
+        0 <= int(py) < CROP and 0 <= int(px) < CROP and mask[int(py), int(px)] > 127
+        for px, py in points
+    ]
+    return x, points[~np.array(inside, bool)].reshape(-1, 2)
 
 
 def centre_net(width: int = 16):
@@ -291,10 +343,9 @@ def train(
         raise CompanionError(
             "training needs the train extra: pip install -e '.[train]' (PyTorch, scikit-learn)"
         ) from None
-    shipped = CentreNet()
     sets = []
     for folder in scenes:
-        sets.append(examples(folder, shipped, say))
+        sets.append(examples(folder))
         say(f"{folder}: {len(sets[-1])} scenes")
     net = train_centres(sets, steps, say=say)
     output.mkdir(parents=True, exist_ok=True)

@@ -39,9 +39,11 @@ CUBE = 0.5
 CANDIDATE = 0.1
 # The middle of a top sampled for its colour: 5x5 view px, well inside a 12 px top.
 COLOUR_PATCH = 2
-# Shade, sheen and the exposure change how light a top is far more than its hue: a change of
-# lightness (the same factor on all three channels) weighs this much in a colour distance.
-LIGHTNESS_WEIGHT = 0.3
+# Within one tray a top's light changes by a doubling (in the tower's shadow, far from the
+# lamp: a factor on all three channels), while a paint's hue and saturation change by a
+# tenth of one. So a doubling of lightness weighs as much as LIGHTNESS_PER_DOUBLING doublings
+# of hue: enough to tell black from white or grey, never enough to outweigh a hue.
+LIGHTNESS_PER_DOUBLING = 0.3
 # A top this far (colour_distance) from every calibrated colour is of a colour not known.
 UNKNOWN_DOUBLINGS = 1.0
 # A pixel this far from the floor, the tops and their shadows (log2 units) is unexplained ...
@@ -55,7 +57,8 @@ OBSTRUCTION_SCALE = 0.25
 # A count is sure when the confidence gives it this chance of being exact: then at most one
 # sure count in 200 is wrong.
 SURE = 0.995
-# Squares drawn round places to check, in cube edges; at most this many places, weakest first.
+# Squares drawn round places to check, in cube edges; at most this many places, the likeliest
+# mistakes first.
 DOUBT_SIZE = 1.6
 MOST_DOUBTS = 3
 
@@ -138,11 +141,11 @@ def _logit(p: float) -> float:
 
 def colour_distance(a: np.ndarray, b: np.ndarray) -> float:
     """Distance of two log2 colours: their difference in hue and saturation (what is left
-    when the mean of the three channels is taken out), plus LIGHTNESS_WEIGHT of the
-    difference in that mean (per channel, so a pure change of light weighs the same)."""
+    when the mean of the three channels is taken out), and the difference in that mean
+    (lightness) weighed by LIGHTNESS_PER_DOUBLING."""
     d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
     m = d.mean()
-    return float(math.sqrt(((d - m) ** 2).sum() + LIGHTNESS_WEIGHT * 3 * m * m))
+    return float(math.sqrt(((d - m) ** 2).sum() + (LIGHTNESS_PER_DOUBLING * m) ** 2))
 
 
 def top_colour(log_ratio: np.ndarray, x: float, y: float) -> np.ndarray:
@@ -198,8 +201,9 @@ class Counter:
             colours.append(name)
             margins.append(margin)
         n = len(found)
+        # each cube's own: as if it lay alone, with nothing left out near it
         cube_conf = [
-            self.confidence(self.features([c.p], left_out, [m], 1))
+            self.confidence(self.features([c.p], CANDIDATE, [m], 1))
             for c, m in zip(found, margins, strict=True)
         ]
         unknown = sum(name is None for name in colours)
@@ -218,9 +222,11 @@ class Counter:
         ]
         doubts = []
         if confidence < SURE:
-            weak = [(conf, (c.x, c.y)) for c, conf in zip(found, cube_conf, strict=True)]
+            # the likeliest mistakes first: a cube found wrongly (1 - its confidence) or a
+            # candidate left out that is a cube after all (its probability)
+            weak = [(1 - conf, (c.x, c.y)) for c, conf in zip(found, cube_conf, strict=True)]
             weak += [(c.p, (c.x, c.y)) for c in centres if c.p < CUBE and c.p >= 2 * CANDIDATE]
-            for _, place in sorted(weak):
+            for _, place in sorted(weak, reverse=True):
                 if len(doubts) < MOST_DOUBTS and all(math.dist(place, d) > TOP_PX for d in doubts):
                     doubts.append(place)
         return FrameCount(

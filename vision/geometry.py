@@ -59,6 +59,12 @@ def natural_size(corners: np.ndarray) -> tuple[float, float]:
     return (side(0, 1) + side(3, 2)) / 2, (side(0, 3) + side(1, 2)) / 2
 
 
+def floor_rect(corners: np.ndarray) -> tuple[int, int]:
+    """The size (width, height) of the floor seen from above: its natural size, whole px."""
+    w, h = natural_size(corners)
+    return max(8, round(w)), max(8, round(h))
+
+
 @dataclass(frozen=True)
 class TrayGeometry:
     """Maps frames of one size to a rectified floor image of `rect_size` (width, height)."""

@@ -7,16 +7,18 @@ import numpy as np
 import pytest
 
 from companion.errors import CompanionError
-from companion.training import CROP, Example, crop, fit_confidence, marks, train
-from vision.canonical import canonical_view
+from companion.training import (
+    CROP,
+    Example,
+    crop,
+    fit_confidence,
+    marks,
+    not_a_cube,
+    train,
+    true_view,
+)
+from vision.canonical import TOP_PX, canonical_view
 from vision.centres import OUTPUT_STRIDE
-
-
-class _Counter:
-    """Just what `marks` reads of a counter: its view."""
-
-    def __init__(self, view):
-        self.view = view
 
 
 def _truth(cubes):
@@ -36,7 +38,7 @@ def test_each_cube_is_marked_where_it_is_seen_and_a_cube_under_another_is_covere
     upper = _cube(3.0, 0.0, 15.0, [302.0, 242.0], on="cube")
     apart = _cube(60.0, 0.0, 5.0, [400.0, 250.0])
     cubes = [lower, upper, apart]
-    points, covered = marks(_Counter(VIEW), _truth(cubes), cubes)
+    points, covered = marks(VIEW, _truth(cubes), cubes)
     assert covered.tolist() == [True, False, False]
     want = VIEW.to_view([c["top"] for c in cubes])
     np.testing.assert_allclose(points, want, atol=1e-3)
@@ -45,8 +47,37 @@ def test_each_cube_is_marked_where_it_is_seen_and_a_cube_under_another_is_covere
 def test_a_cube_beside_another_or_on_the_floor_next_to_a_pile_is_not_covered():
     lower = _cube(0.0, 0.0, 5.0, [300.0, 252.0])
     upper = _cube(9.0, 0.0, 15.0, [315.0, 242.0], on="cube")  # too far over to rest on it
-    _, covered = marks(_Counter(VIEW), _truth([lower, upper]), [lower, upper])
+    _, covered = marks(VIEW, _truth([lower, upper]), [lower, upper])
     assert covered.tolist() == [False, False]
+
+
+def test_the_true_view_shows_the_truths_cube_edge_top_px_wide():
+    truth = {
+        "setup": {"tray_mm": [200.0, 150.0], "cube_mm": 10.0},
+        "calibration": {"corners": [[100, 100], [500, 100], [500, 400], [100, 400]]},
+    }
+    view = true_view(truth, (640, 480))
+    x0, y0, x1, y1 = view.floor
+    # the floor is 20 cubes wide and 15 deep
+    assert (x1 - x0, y1 - y0) == (20 * TOP_PX, 15 * TOP_PX)
+    a, b = view.to_view([[300, 250], [320, 250]])  # 20 image px: one cube edge
+    assert b[0] - a[0] == pytest.approx(TOP_PX)
+
+
+def test_a_thing_laid_over_a_crop_hides_the_cubes_under_it_only():
+    grid = np.float32([[x, y] for x in range(6, CROP, 12) for y in range(6, CROP, 12)])
+    for seed in range(20):
+        # laid on floors of 0 and 1, the same thing shows how much of each pixel it covers
+        on0, kept = not_a_cube(np.zeros((CROP, CROP, 3), np.float32), grid, rng(seed))
+        on1, _ = not_a_cube(np.ones((CROP, CROP, 3), np.float32), grid, rng(seed))
+        cover = 1 - (on1 - on0)[..., 0]
+        assert cover.max() > 0.99 and cover.min() < 0.5 or cover.min() > 0.99
+        under = [cover[int(y), int(x)] > 0.5 for x, y in grid]
+        np.testing.assert_array_equal(kept, grid[~np.array(under)])
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
 
 
 def test_a_crop_marks_each_cube_in_it_once():
