@@ -109,10 +109,12 @@ def floor_ms(image: np.ndarray) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def categories(scene: dict) -> list[str]:
-    """The kinds a scene is reported under: its own, and 'big' with 8 or more of one colour."""
+def categories(scene: dict, setup: SetUpFolder) -> list[str]:
+    """The rows a scene is reported under: its kind, 'big' with 8 or more of one colour, and
+    its set-up's grey floor if it lies on one."""
     big = max(scene["visible_counts"].values(), default=0) >= BIG
-    return [scene["kind"]] + (["big"] if big else [])
+    floor = setup.truth["setup"].get("floor")
+    return [scene["kind"]] + (["big"] if big else []) + ([f"on {floor}"] if floor else [])
 
 
 def bench_folder(path, out, models: Models | None = None) -> None:
@@ -129,7 +131,7 @@ def bench_folder(path, out, models: Models | None = None) -> None:
         except CalibrationError:
             refused += 1
             for scene in setup.truth["scenes"]:
-                for kind in categories(scene) + ["all"]:
+                for kind in categories(scene, setup) + ["all"]:
                     rows.setdefault(kind, []).append((False, False))
             continue
         for scene in setup.truth["scenes"]:
@@ -139,7 +141,7 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             result = counter.count(image)
             ours.append((time.perf_counter() - t0) * 1000)
             ok = exact(result.counts, scene["visible_counts"], result.unknown)
-            for kind in categories(scene) + ["all"]:
+            for kind in categories(scene, setup) + ["all"]:
                 rows.setdefault(kind, []).append((ok, result.sure and not ok))
         for video in setup.truth["videos"]:
             _watch(setup, profile, models, video, videos)
@@ -150,16 +152,17 @@ def bench_folder(path, out, models: Models | None = None) -> None:
         f"calibrations refused: {refused}",
         [len(setups), scenes, refused],
     )
-    out(None, f"  {'kind':<10} {'exact':>7} {'sure and wrong':>15} {'scenes':>7}", None)
-    for kind, vals in rows.items():
+    out(None, f"  {'kind':<13} {'exact':>7} {'sure and wrong':>15} {'scenes':>7}", None)
+    for kind in sorted(rows, key=lambda k: k == "all"):  # grey-floor rows before "all"
+        vals = rows[kind]
         if not vals:
             continue
         ok = float(np.mean([v[0] for v in vals]))
         wrong = float(np.mean([v[1] for v in vals]))
         name = "8+ of one" if kind == "big" else kind
         out(
-            f"{source}_{kind}",
-            f"  {name:<10} {100 * ok:6.1f}% {100 * wrong:14.1f}% {len(vals):7d}",
+            f"{source}_{kind.replace(' ', '_')}",
+            f"  {name:<13} {100 * ok:6.1f}% {100 * wrong:14.1f}% {len(vals):7d}",
             {"exact": round(ok, 4), "sure_and_wrong": round(wrong, 4), "scenes": len(vals)},
         )
     if ours:

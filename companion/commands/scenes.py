@@ -133,7 +133,11 @@ def _build_one(job) -> str:
         from firmware.scene.realistic.build import build_setup
 
         try:
-            files, truth = build_setup(seed, scenes=scenes, videos=videos, spp=spp)
+            from companion.tables import GREY_FLOORS
+
+            floor = grey_floor(seed)
+            felt = (floor, GREY_FLOORS[floor]) if floor else None
+            files, truth = build_setup(seed, scenes=scenes, videos=videos, spp=spp, felt=felt)
         except FirmwareError as e:
             raise FirmwareError(f"set-up {seed}: {e}") from None
     else:
@@ -182,9 +186,9 @@ def _generated_truth(name: str, kind: str, scene) -> dict:
 
 
 def grey_floor(seed: int) -> str | None:
-    """The grey floor of the built generated set-up `seed`, if any: the generator never draws
-    grey trays itself, so 3 set-ups in 8 lie on one of companion.tables.GREY_FLOORS (with
-    white cubes too), for the net to learn dark tops on light floors and light on dark."""
+    """The grey floor of the built set-up `seed` (either source), if any: neither draws grey
+    trays itself, so 3 set-ups in 8 lie on one of companion.tables.GREY_FLOORS (with white
+    cubes too), for the net to learn dark tops on light floors and light on dark."""
     from companion.tables import GREY_FLOORS
 
     names = list(GREY_FLOORS)

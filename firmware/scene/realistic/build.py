@@ -11,9 +11,10 @@ import math
 import numpy as np
 
 from firmware.errors import FirmwareError
+from firmware.scene.paints import DEFAULT_COLOURS
 from firmware.scene.realistic.physics import Body, Simulation, counts, make_throw, rest_check
 from firmware.scene.realistic.render import Renderer
-from firmware.scene.realistic.setup import RealSetup, drift, random_real_setup
+from firmware.scene.realistic.setup import RealSetup, drift, on_felt, random_real_setup
 
 KINDS = ("scattered", "touching", "piles", "drifted", "battle")
 FPS = 15
@@ -151,15 +152,26 @@ def _simulated(setup: RealSetup, rng, content, truth, tries: int = 5):
                 raise
 
 
-def build_setup(seed: int, scenes: int = 3, videos: int = 1, spp: int | None = None):
-    """The files of one set-up from its seed: ({relative path: bytes}, truth dict)."""
+def build_setup(
+    seed: int,
+    scenes: int = 3,
+    videos: int = 1,
+    spp: int | None = None,
+    felt: tuple[str, tuple[float, float, float]] | None = None,
+):
+    """The files of one set-up from its seed: ({relative path: bytes}, truth dict).
+    `felt`: (name, linear RGB) of a grey felt to lay instead of the drawn mat, with white
+    cubes besides the six paints."""
     rng = np.random.default_rng(seed)
-    setup = random_real_setup(rng)
+    if felt is None:
+        setup = random_real_setup(rng)
+    else:
+        setup = on_felt(random_real_setup(rng, DEFAULT_COLOURS + ("white",)), felt[1])
     files: dict[str, bytes] = {}
     truth: dict = {
         "source": "realistic",
         "seed": seed,
-        "setup": _describe(setup),
+        "setup": {**_describe(setup), "floor": felt[0] if felt else None},
         "scenes": [],
         "videos": [],
     }

@@ -40,6 +40,7 @@ PAINTS: dict[str, tuple[tuple[tuple[float, float, float], float], ...]] = {
         ((0.025, 0.025, 0.03), 0.2),
     ),
     "green": (((0.035, 0.24, 0.055), 0.35), ((0.09, 0.30, 0.045), 0.3), ((0.02, 0.16, 0.06), 0.45)),
+    "white": (((0.78, 0.77, 0.72), 0.35), ((0.70, 0.70, 0.68), 0.3), ((0.82, 0.80, 0.74), 0.45)),
 }
 # Tray mats: linear RGB of the mat, and the tray walls' material.
 MATS = {
@@ -141,6 +142,11 @@ class RealSetup:
     @property
     def colours(self) -> tuple[str, ...]:
         return tuple(name for name, _, _ in self.paints)
+
+
+def on_felt(setup: RealSetup, rgb: tuple[float, float, float]) -> RealSetup:
+    """The set-up with its mat replaced by a felt of linear RGB `rgb` (a grey tray)."""
+    return replace(setup, tray=replace(setup.tray, mat="felt", mat_rgb=tuple(rgb)))
 
 
 def random_real_setup(rng: np.random.Generator, colours=DEFAULT_COLOURS) -> RealSetup:

@@ -4,6 +4,7 @@ on built folders (`companion bench vision --scene-dir`)."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from calibration import build_profile, load_profile
@@ -205,3 +206,20 @@ def test_companion_watch_reads_a_drop_video_folder(built, tmp_path, capsys):
     last = events[-1]
     assert last["time"] > video["last_movement"]
     assert {c: n for c, n in last["counts"].items() if n} == video["visible_counts"]
+
+
+@pytest.mark.slow
+def test_realistic_set_ups_lie_on_grey_felt_by_the_same_rule(tmp_path):
+    # seed 40 is 0 modulo 8: light grey felt, white cubes too; seed 44 keeps its drawn mat
+    for seed in (40, 44):
+        args = f"scenes build --source realistic --count 1 --seed {seed} --scenes 0 --videos 0"
+        assert main([*args.split(), "--spp", "1", "--out", str(tmp_path)]) == 0
+    grey, drawn = read_folder(tmp_path)
+    assert grey.truth["setup"]["floor"] == "light grey" and grey.truth["setup"]["mat"] == "felt"
+    assert "white" in grey.truth["calibration"]["clicks"]
+    assert drawn.truth["setup"]["floor"] is None and "white" not in drawn.truth["setup"]["colours"]
+    # the felt is light: most of the floor is well above mid grey in the picture
+    cal = grey.truth["calibration"]
+    (x0, y0), (x1, y1) = cal["corners"][0], cal["corners"][2]
+    floor = grey.image(cal["file"])[int(y0) + 20 : int(y1) - 20, int(x0) + 20 : int(x1) - 20]
+    assert np.median(floor) > 100, np.median(floor)
