@@ -67,9 +67,10 @@ def _clicks(samples, size: tuple[int, int]) -> dict[str, np.ndarray]:
 
 
 def _click_sureness(net: CentreNet, frame, corners, rect_size, cube_size, clicks) -> np.ndarray:
-    """How sure the net is of a cube under each click at this size."""
+    """How sure the net is of a cube under each click at this size: its score, not its odds,
+    which level off at 1 for every size near the right one."""
     view = canonical_view(corners, rect_size, cube_size)
-    p = net.probabilities(view.log_ratio(frame))
+    p = net.scores(view.log_ratio(frame))
     reach = ON_CUBE * TOP_PX / OUTPUT_STRIDE  # output cells
     sure = []
     for x, y in view.to_view(clicks) / OUTPUT_STRIDE:

@@ -13,9 +13,12 @@
    shape of any colour, wider than two cubes: a card, a hand). The loss is CenterNet's focal
    loss (Zhou et al., 2019).
 3. Exported to ONNX, and checked to give PyTorch's answers through OpenCV's dnn.
-4. The confidence: the counter with the new net counts the scenes of other folders (set-ups
-   the net never saw) and a logistic regression (scikit-learn) learns, from the counter's
-   features, whether a count was exact.
+4. The peak odds: on the scenes of other folders (set-ups the net never saw, each folder
+   weighing the same), which share of the net's peaks at each score lay on a cube; an isotonic
+   regression (scikit-learn) makes that a rising curve (vision/models/peaks.json).
+5. The confidence: the counter with the new net and its odds counts the scenes of those
+   folders and a logistic regression (scikit-learn) learns, from the counter's features,
+   whether a count was exact.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
 from vision.canonical import TOP_PX, CanonicalView, canonical_view, decode, encode
-from vision.centres import OUTPUT_STRIDE, CentreNet
+from vision.centres import OUTPUT_STRIDE, PEAK_ODDS, RAW_SCORE, CentreNet, PeakOdds
 from vision.counter import Counter
 from vision.errors import VisionError
 from vision.geometry import check_corners, floor_rect
@@ -49,6 +52,8 @@ CUBE_CROPS = 0.7  # share of the other crops centred on some cube
 # extent in cube edges (a hand is 3-6 cubes wide, a card 6 by 9).
 NOT_CUBE_CROPS = 0.25
 NOT_CUBE_EDGES = (2.5, 9.0)
+# Peaks scored this low are left out of the odds' fit: (nearly) every place is such a peak.
+ODDS_FROM = 0.01
 
 
 @dataclass(frozen=True)
@@ -300,9 +305,54 @@ def export_onnx(net, path: pathlib.Path) -> None:
     )
     with torch.no_grad():
         want = torch.sigmoid(net(probe)).numpy()[0, 0]
-    got = CentreNet(path).probabilities(probe.numpy()[0].transpose(1, 2, 0))
+    got = CentreNet(path, RAW_SCORE).scores(probe.numpy()[0].transpose(1, 2, 0))
     if float(np.abs(got - want).max()) > 1e-3:
         raise CompanionError(f"{path}: OpenCV's dnn does not give PyTorch's answers")
+
+
+def peak_rows(folder: pathlib.Path, net: CentreNet, say=print):
+    """Per peak of the net's score (at least ODDS_FROM, where the counter looks) in the scenes
+    of `folder`: its score, and whether it lay on a cube (each cube's mark matched to one peak
+    at most, within half a top's edge)."""
+    from scipy.optimize import linear_sum_assignment  # (scikit-learn's own dependency)
+
+    scores, hits = [], []
+    for d, truth, counter in _calibrated_setups(folder, net, say):
+        for scene in truth["scenes"]:
+            frame = cv2.imread(str(d / scene["file"]))
+            peaks = counter.peaks(counter.view.log_ratio(frame), ODDS_FROM)
+            cubes = [c for c in scene["cubes"] if not c["hidden"]]
+            points, _ = marks(counter.view, truth, cubes)
+            hit = np.zeros(len(peaks), bool)
+            if len(peaks) and len(points):
+                at = np.array([(c.x, c.y) for c in peaks])
+                apart = np.hypot(*(at[:, None] - points[None]).transpose(2, 0, 1))
+                rows, cols = linear_sum_assignment(apart)
+                hit[rows[apart[rows, cols] <= TOP_PX / 2]] = True
+            scores += [c.score for c in peaks]
+            hits += list(hit)
+    return np.array(scores), np.array(hits, bool)
+
+
+def fit_peak_odds(folders: list[tuple[np.ndarray, np.ndarray]]) -> dict:
+    """The rising curve from a peak's score to the share of such peaks that were cubes, from
+    (scores, hits) per folder, each folder weighing the same."""
+    from sklearn.isotonic import IsotonicRegression
+
+    folders = [(s, h) for s, h in folders if len(s)]
+    if not folders:
+        raise CompanionError("no peak was found: every set-up's calibration was refused")
+    scores = np.concatenate([s for s, _ in folders])
+    hits = np.concatenate([h for _, h in folders])
+    if hits.all() or not hits.any():
+        raise CompanionError("the peak odds need peaks both on cubes and off them to learn from")
+    weights = np.concatenate([np.full(len(s), 1 / len(s)) for s, _ in folders])
+    fit = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    fit.fit(scores, hits.astype(float), sample_weight=weights)
+    return {
+        "scores": [round(float(v), 6) for v in fit.X_thresholds_],
+        "odds": [round(float(v), 6) for v in fit.y_thresholds_],
+    }
 
 
 def confidence_rows(folder: pathlib.Path, net: CentreNet, say=print):
@@ -336,21 +386,30 @@ def train(
     output: pathlib.Path,
     say=print,
 ) -> None:
+    """Train the net on `scenes` into `output` (with no `scenes`, keep the net there), then
+    fit its peak odds and the confidence on `calibrate_on`."""
     try:
         import sklearn  # noqa: F401
-        import torch  # noqa: F401
+
+        if scenes:
+            import torch  # noqa: F401
     except ImportError:
         raise CompanionError(
             "training needs the train extra: pip install -e '.[train]' (PyTorch, scikit-learn)"
         ) from None
-    sets = []
-    for folder in scenes:
-        sets.append(examples(folder))
-        say(f"{folder}: {len(sets[-1])} scenes")
-    net = train_centres(sets, steps, say=say)
-    output.mkdir(parents=True, exist_ok=True)
-    export_onnx(net, output / "centres.onnx")
-    trained = CentreNet(output / "centres.onnx")
+    model = output / "centres.onnx"
+    if scenes:
+        sets = []
+        for folder in scenes:
+            sets.append(examples(folder))
+            say(f"{folder}: {len(sets[-1])} scenes")
+        net = train_centres(sets, steps, say=say)
+        output.mkdir(parents=True, exist_ok=True)
+        export_onnx(net, model)
+    raw = CentreNet(model, RAW_SCORE)
+    odds = fit_peak_odds([peak_rows(folder, raw, say) for folder in calibrate_on])
+    (output / PEAK_ODDS).write_text(json.dumps(odds, indent=1) + "\n")
+    trained = CentreNet(model, PeakOdds.load(output / PEAK_ODDS))
     rows, exact = [], []
     for folder in calibrate_on:
         r, e = confidence_rows(folder, trained, say)
@@ -358,4 +417,4 @@ def train(
         exact.append(e)
     fitted = fit_confidence(np.concatenate(rows).reshape(-1, 4), np.concatenate(exact))
     (output / "confidence.json").write_text(json.dumps(fitted, indent=1) + "\n")
-    say(f"wrote {output / 'centres.onnx'} and {output / 'confidence.json'}")
+    say(f"wrote {model}, {output / PEAK_ODDS} and {output / 'confidence.json'}")

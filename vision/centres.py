@@ -2,11 +2,14 @@
 centre of every cube's top face in the canonical view; it does not know about colour.
 
 The net is an ONNX file run by OpenCV's dnn module (no other runtime on the Pi); it is
-trained by `companion train` (the `train` extra: PyTorch).
+trained by `companion train` (the `train` extra: PyTorch). Its output is a score, not a
+probability: the focal loss it learns from keeps a half-hidden cube's score low. So beside each
+net lies what its peaks' scores meant on set-ups it never saw (`peaks.json`, PeakOdds).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +19,7 @@ import numpy as np
 from vision.errors import VisionError
 
 MODEL = Path(__file__).parent / "models" / "centres.onnx"
+PEAK_ODDS = "peaks.json"  # beside the net it belongs to
 # The net's output has half the view's resolution (a cube top is 6 cells wide).
 OUTPUT_STRIDE = 2
 
@@ -24,36 +28,88 @@ OUTPUT_STRIDE = 2
 class Centre:
     x: float  # view px
     y: float
-    p: float  # the net's probability that a cube's top is centred here
+    p: float  # the probability that a cube's top is centred here (PeakOdds of its score)
+    score: float  # the net's own output at the peak
+
+
+@dataclass(frozen=True)
+class PeakOdds:
+    """The share of the net's peaks that were cubes, by the peak's score: a rising step
+    curve through (scores[i], odds[i]), flat beyond its ends."""
+
+    scores: tuple[float, ...]
+    odds: tuple[float, ...]
+
+    def __call__(self, score):
+        return np.interp(score, self.scores, self.odds)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PeakOdds:
+        try:
+            data = json.loads(Path(path).read_text())
+            odds = cls(
+                tuple(float(v) for v in data["scores"]), tuple(float(v) for v in data["odds"])
+            )
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise VisionError(f"cannot read the peak odds {path}: {e}") from None
+        s, o = np.array(odds.scores), np.array(odds.odds)
+        if not (
+            len(s) == len(o) >= 2
+            and (np.diff(s) >= 0).all()
+            and (np.diff(o) >= 0).all()
+            and 0 <= o.min() <= o.max() <= 1
+        ):
+            raise VisionError(
+                f"the peak odds {path} are not a rising curve of odds between 0 and 1 "
+                f"over at least two rising scores"
+            )
+        return odds
+
+
+# The net's score taken as it is: for checking a net before its odds are known.
+RAW_SCORE = PeakOdds((0.0, 1.0), (0.0, 1.0))
 
 
 class CentreNet:
-    def __init__(self, path: str | Path = MODEL):
+    def __init__(self, path: str | Path = MODEL, odds: PeakOdds | None = None):
+        """The net in the ONNX file `path` and its odds (by default the peaks.json beside it)."""
         try:
             self.net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as e:
             raise VisionError(f"cannot load the centre model {path}: {e}") from None
+        self.odds = odds or PeakOdds.load(Path(path).with_name(PEAK_ODDS))
 
-    def probabilities(self, log_ratio: np.ndarray) -> np.ndarray:
-        """HxW/2 probabilities from the view's log ratio (HxWx3, H and W multiples of 8)."""
+    def scores(self, log_ratio: np.ndarray) -> np.ndarray:
+        """HxW/2 scores (0..1) from the view's log ratio (HxWx3, H and W multiples of 8)."""
         self.net.setInput(np.ascontiguousarray(log_ratio.transpose(2, 0, 1)[None]))
         logits = self.net.forward()[0, 0]
         return 1.0 / (1.0 + np.exp(-logits))
 
+    def probabilities(self, log_ratio: np.ndarray) -> np.ndarray:
+        """HxW/2 probabilities of a cube's top centred there (the odds of each score)."""
+        return self.odds(self.scores(log_ratio))
+
     def centres(self, log_ratio: np.ndarray, least: float) -> tuple[list[Centre], np.ndarray]:
-        """The local maxima of probability above `least`, and the probability map."""
-        p = self.probabilities(log_ratio)
-        peaks = (p >= cv2.dilate(p, np.ones((3, 3), np.uint8))) & (p > least)
+        """The local maxima of the score whose probability is above `least`, and the
+        probability map."""
+        score = self.scores(log_ratio)
+        p = self.odds(score)
+        peaks = (score >= cv2.dilate(score, np.ones((3, 3), np.uint8))) & (p > least)
         out = []
         for i, j in zip(*np.nonzero(peaks), strict=True):
-            # sub-cell position: the probability-weighted mean of the 3x3 round the peak
+            # sub-cell position: the score-weighted mean of the 3x3 round the peak
             y0, x0 = max(i - 1, 0), max(j - 1, 0)
             y1, x1 = min(i + 2, p.shape[0]), min(j + 2, p.shape[1])
-            w = p[y0:y1, x0:x1]
+            w = score[y0:y1, x0:x1]
             yy, xx = np.mgrid[y0:y1, x0:x1]
             cy, cx = (w * yy).sum() / w.sum(), (w * xx).sum() / w.sum()
             s = OUTPUT_STRIDE
             out.append(
-                Centre(float(cx * s + (s - 1) / 2), float(cy * s + (s - 1) / 2), float(p[i, j]))
+                Centre(
+                    float(cx * s + (s - 1) / 2),
+                    float(cy * s + (s - 1) / 2),
+                    float(p[i, j]),
+                    float(score[i, j]),
+                )
             )
         return out, p

@@ -4,8 +4,9 @@ Read top to bottom, `Counter.count` does:
 1. The canonical view (vision.canonical): the floor seen from above, a cube's top TOP_PX wide,
    each pixel's light as log2 of its ratio to this frame's floor. Light level and colour
    cancel out, and the scale is the calibrated cube's.
-2. Where the cubes are (vision.centres): the centre net's probability of a cube's top centred
-   at each place, and the peaks of it. A peak above half is a cube.
+2. Where the cubes are (vision.centres): the peaks of the centre net's score for a cube's top
+   centred at each place, each turned into the share of such peaks that were cubes on set-ups
+   the net never saw (vision/models/peaks.json). A peak more likely a cube than not is one.
 3. Which colour: the calibrated top colour (log ratio to the floor, clicked at calibration)
    nearest to the top's own, measured on the middle of the top. A top farther than
    UNKNOWN_DOUBLINGS from every calibrated colour is a cube of no colour known.
@@ -28,11 +29,11 @@ import cv2
 import numpy as np
 
 from vision.canonical import TOP_PX, CanonicalView
-from vision.centres import CentreNet
+from vision.centres import Centre, CentreNet
 from vision.errors import VisionError
 
 CONFIDENCE = Path(__file__).parent / "models" / "confidence.json"
-# A peak of the centre net above this probability is a cube (no tuning: more likely than not).
+# A peak this likely to be a cube is one (no tuning: more likely than not).
 CUBE = 0.5
 # Peaks down to this probability are kept as candidates: the strongest left out lowers the
 # confidence and is shown as a place to check.
@@ -184,15 +185,7 @@ class Counter:
                 f"for {self.frame_size[0]}x{self.frame_size[1]}"
             )
         log_ratio = self.view.log_ratio(frame)
-        centres, _ = self.net.centres(log_ratio, CANDIDATE)
-        x0, y0, x1, y1 = self.view.floor
-        # A cube's top may show half a cube beyond the floor's edge (leaning on a wall).
-        reach = TOP_PX / 2
-        centres = [
-            c
-            for c in centres
-            if x0 - reach <= c.x <= x1 + reach and y0 - reach <= c.y <= y1 + reach
-        ]
+        centres = self.peaks(log_ratio, CANDIDATE)
         found = [c for c in centres if c.p >= CUBE]
         left_out = max((c.p for c in centres if c.p < CUBE), default=CANDIDATE)
         colours, margins = [], []
@@ -240,6 +233,17 @@ class Counter:
             self._squares(doubts, DOUBT_SIZE * TOP_PX),
             tuple(features),
         )
+
+    def peaks(self, log_ratio: np.ndarray, least: float) -> list[Centre]:
+        """The centre net's peaks more likely than `least` a cube, on the floor or up to half
+        a cube beyond its edge (a cube leaning on a wall shows its top there)."""
+        x0, y0, x1, y1 = self.view.floor
+        reach = TOP_PX / 2
+        return [
+            c
+            for c in self.net.centres(log_ratio, least)[0]
+            if x0 - reach <= c.x <= x1 + reach and y0 - reach <= c.y <= y1 + reach
+        ]
 
     def colour_of(self, top: np.ndarray) -> tuple[str | None, float]:
         """The nearest calibrated colour (None if none is near) and how much nearer it is

@@ -88,8 +88,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--models",
         metavar="DIR",
-        help="count with the centres.onnx and confidence.json of this folder (from `companion "
-        "train --output DIR`) instead of the shipped ones",
+        help="count with the centres.onnx, peaks.json and confidence.json of this folder "
+        "(from `companion train --output DIR`) instead of the shipped ones",
     )
     # --scenes is the scenes per kind above: a built folder is --scene-dir.
     parser.add_argument(

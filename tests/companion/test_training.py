@@ -12,6 +12,7 @@ from companion.training import (
     Example,
     crop,
     fit_confidence,
+    fit_peak_odds,
     marks,
     not_a_cube,
     train,
@@ -104,6 +105,26 @@ def test_the_confidence_learns_which_features_mean_exact():
 def test_the_confidence_needs_both_outcomes():
     with pytest.raises(CompanionError, match="both exact and wrong"):
         fit_confidence(np.zeros((5, 4)), np.ones(5, bool))
+
+
+def test_peak_odds_rise_with_the_score_and_weigh_each_folder_the_same():
+    rng = np.random.default_rng(1)
+    # folder A: many peaks, a cube whenever the score is above 0.3; folder B: few, above 0.6
+    a = rng.uniform(0, 1, 2000)
+    b = rng.uniform(0, 1, 200)
+    odds = fit_peak_odds([(a, a > 0.3), (b, b > 0.6)])
+    s, o = np.array(odds["scores"]), np.array(odds["odds"])
+    assert (np.diff(s) >= 0).all() and (np.diff(o) >= 0).all()
+    at = np.interp([0.1, 0.45, 0.9], s, o)
+    # between the two folders' edges half the weight says cube, whatever the peaks' numbers
+    assert at[0] < 0.05 and abs(at[1] - 0.5) < 0.1 and at[2] > 0.95, at
+
+
+def test_peak_odds_need_peaks_on_and_off_cubes():
+    with pytest.raises(CompanionError, match="both on cubes and off them"):
+        fit_peak_odds([(np.array([0.2, 0.8]), np.array([True, True]))])
+    with pytest.raises(CompanionError, match="no peak was found"):
+        fit_peak_odds([(np.array([]), np.array([], bool))])
 
 
 def test_train_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch):

