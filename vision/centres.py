@@ -85,10 +85,6 @@ class CentreNet:
         logits = self.net.forward()[0, 0]
         return 1.0 / (1.0 + np.exp(-logits))
 
-    def probabilities(self, log_ratio: np.ndarray) -> np.ndarray:
-        """HxW/2 probabilities of a cube's top centred there (the odds of each score)."""
-        return self.odds(self.scores(log_ratio))
-
     def centres(self, log_ratio: np.ndarray, least: float) -> tuple[list[Centre], np.ndarray]:
         """The local maxima of the score whose probability is above `least`, and the
         probability map."""
