@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 # The controls that fix what the camera sees; a calibration stores exactly these.
 LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
+# libcamera's AeConstraintModeEnum.Highlight: auto exposure keeps the brightest part of the
+# picture below full scale. A colour is read as a top's ratio to the floor, which a clipped
+# top loses: on a dark felt, exposing for the floor would turn every bright cube white.
+AE_HIGHLIGHT = 1
 SETTLE_SECONDS = 2.0  # upper bound for auto exposure / white balance to converge
 SETTLE_FRAMES = 4  # consecutive frames whose exposure/gains agree within 2%
 AF_MANUAL = 0  # libcamera's AfModeEnum.Manual: the lens stays at LensPosition
@@ -90,7 +94,10 @@ class PiCameraSource(LiveSource):
             frame_us = int(1_000_000 / fps)
             config = self._camera.create_video_configuration(
                 main={"size": (width, height), "format": "RGB888"},
-                controls={"FrameDurationLimits": (frame_us, frame_us)},
+                controls={
+                    "FrameDurationLimits": (frame_us, frame_us),
+                    "AeConstraintMode": AE_HIGHLIGHT,
+                },
             )
             self._camera.configure(config)
             self._camera.start()

@@ -19,7 +19,9 @@ picamera2/picamera2.py):
 - `capture_metadata()`: dict with "ExposureTime" (int, microseconds), "AnalogueGain"
   (float), "ColourGains" (tuple red, blue), "FrameDuration", "SensorTimestamp", and
   "LensPosition" (dioptres) on a camera with a focusing lens.
-- `set_controls(dict)`: "AeEnable"/"AwbEnable" False freeze auto exposure / white balance;
+- `set_controls(dict)`, and a configuration's "controls" on `configure`: "AeEnable"/"AwbEnable"
+  False freeze auto exposure / white balance; "AeConstraintMode" 1 (Highlight) makes auto
+  exposure keep the picture's brightest part below full scale;
   "ExposureTime", "AnalogueGain", "ColourGains" set them; "AfMode" (libcamera's AfModeEnum:
   0 manual, 1 auto, 2 continuous) and "LensPosition" (dioptres, obeyed in manual mode) on
   a camera with a focusing lens. A control the camera does not advertise raises
@@ -76,12 +78,15 @@ _CONTROLS = {
     "AnalogueGain": (1.0, 16.0, None),
     "ColourGains": (0.0, 32.0, None),
     "FrameDurationLimits": (33333, 120000000, None),
+    "AeConstraintMode": (0, 3, 0),  # libcamera's Normal, Highlight, Shadows, Custom
 }
 _FOCUS_CONTROLS = {"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0), "LensPosition": (0.0, 15.0, 1.0)}
 AF_SCAN_FRAMES = 6  # frames an autofocus cycle takes
 
 _FORMATS = {"RGB888": 3, "BGR888": 3, "XBGR8888": 4, "XRGB8888": 4, "YUV420": None}
 TARGET_LEVEL = 100.0  # mean grey level the fake auto exposure aims for
+# In AeConstraintMode Highlight (1) it also keeps the brightest channel at most this level.
+HIGHLIGHT_LEVEL = 0.8 * 255
 SCENE_RGB = (140, 70, 40)  # a reddish tray, in R, G, B
 
 
@@ -115,6 +120,7 @@ class Picamera2:
         self.frames = 0
         self._ae = True
         self._awb = True
+        self._constraint = 0
         self._exposure = 5000
         self._gain = 4.0
         self._colour_gains = (1.0, 1.0)
@@ -214,6 +220,8 @@ class Picamera2:
             raise RuntimeError("size in main stream should be (width, height)")
         if size[0] % 2 or size[1] % 2:
             raise RuntimeError("width and height should be even")
+        self._check_advertised(camera_config.get("controls", {}))
+        self._apply(camera_config.get("controls", {}))
         self.camera_config = camera_config
 
     def start(self, config=None, show_preview=False):
@@ -233,10 +241,18 @@ class Picamera2:
         self.is_open = False
 
     def set_controls(self, controls):
+        self._check_advertised(controls)
+        self.set_controls_calls.append(dict(controls))
+        self._apply(controls)
+
+    def _check_advertised(self, controls) -> None:
         for name in controls:
             if name not in self.camera_controls:
                 raise RuntimeError(f"Control {name} is not advertised by libcamera")
-        self.set_controls_calls.append(dict(controls))
+
+    def _apply(self, controls) -> None:
+        if "AeConstraintMode" in controls:
+            self._constraint = int(controls["AeConstraintMode"])
         if "AfMode" in controls:
             self._af_mode = int(controls["AfMode"])
         if "LensPosition" in controls and self._af_mode == 0:
@@ -279,7 +295,10 @@ class Picamera2:
         self.frames += 1
         # Auto exposure / white balance move halfway to their target each frame.
         if self._ae:
-            want = TARGET_LEVEL / np.mean(SCENE_RGB) / (self._level() / self._gain)
+            target = TARGET_LEVEL / np.mean(SCENE_RGB)
+            if self._constraint == 1:
+                target = min(target, HIGHLIGHT_LEVEL / max(SCENE_RGB))
+            want = target / (self._level() / self._gain)
             self._gain = max(1.0, self._gain + (want - self._gain) / 2)
         if self._awb:
             red, blue = self._colour_gains

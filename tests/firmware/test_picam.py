@@ -63,6 +63,22 @@ def test_settles_then_locks_exposure_and_white_balance(fake):
     assert not fake.INSTANCES[-1].is_open
 
 
+def test_auto_exposure_keeps_a_bright_tray_from_clipping(fake, monkeypatch):
+    # A vivid red whose mean is dim: exposing for the mean would clip red at 255, losing the
+    # ratio between the channels that the counter reads a colour from.
+    monkeypatch.setattr(fake, "SCENE_RGB", (250, 20, 10))
+    from firmware.picam import PiCameraSource
+
+    source = PiCameraSource(64, 48, 15)
+    try:
+        assert fake.INSTANCES[-1].camera_config["controls"]["AeConstraintMode"] == 1
+        b, g, r = source.read(timeout=2).image[0, 0].astype(int)
+        assert r == pytest.approx(fake.HIGHLIGHT_LEVEL, abs=8) and r < 255
+        assert r / g == pytest.approx(250 / 20, rel=0.15)
+    finally:
+        source.close()
+
+
 def test_stored_controls_are_reapplied_without_settling(fake):
     from firmware.picam import PiCameraSource
 

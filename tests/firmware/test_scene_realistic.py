@@ -145,3 +145,26 @@ def test_a_rendered_cube_lands_where_the_truth_projects_it():
 
 def _redness(bgr) -> float:
     return bgr[2] - max(bgr[0], bgr[1])
+
+
+def test_the_camera_keeps_bright_tops_on_a_black_felt_from_clipping():
+    """Exposing a black felt at mid-grey would clip every bright cube to white; like the Pi
+    camera in highlight mode (firmware.picam), the brightest 2% stay below full scale."""
+    import cv2
+
+    from firmware.scene.realistic.render import HIGHLIGHT_LEVEL, LUMA, Renderer
+
+    rng = np.random.default_rng(7)
+    setup = random_real_setup(rng)
+    linear = np.full((480, 640, 3), 0.004, np.float32)  # a black felt in dim light
+    linear[190:290, 270:370] = (0.4, 0.3, 0.03)  # yellow tops (R, G, B), 3% of the picture
+    with Renderer(setup, spp=1) as renderer:
+        image = cv2.imdecode(
+            np.frombuffer(renderer.photograph(linear, rng), np.uint8), cv2.IMREAD_COLOR
+        ).astype(float)
+    b, g, r = image[215:265, 295:345].mean(axis=(0, 1))
+    assert float(((np.array([r, g, b]) / 255) ** 2.2) @ LUMA) == pytest.approx(
+        HIGHLIGHT_LEVEL, rel=0.15
+    )
+    assert b < 0.6 * min(r, g)  # still yellow: blue not lifted to white by clipping
+    assert 5 < image[20:60, 20:60].mean() < 60  # the floor dark, not exposed at mid-grey

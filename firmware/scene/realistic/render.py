@@ -24,6 +24,11 @@ SIZE = (640, 480)
 SPP = 12  # samples per pixel: a few seconds per frame on one core, grain like a sensor's
 MAX_DEPTH = 3  # light bounces: enough for the cubes' colour on the floor and on each other
 TABLE_DROP = 10.0  # mm from the tray floor down to the table top
+# The camera's highlight constraint (libcamera's AeConstraintMode "Highlight"): the mean light
+# of the brightest share of the picture, above this quantile, stays below this share of full
+# scale.
+HIGHLIGHT_SHARE, HIGHLIGHT_LEVEL = 0.98, 0.8
+LUMA = np.array([0.299, 0.587, 0.114], np.float32)  # what auto exposure measures (Rec. 601 Y)
 
 
 @functools.lru_cache(maxsize=1)
@@ -232,7 +237,13 @@ class Renderer:
         if self.exposure is None:
             h, w = raw.shape[:2]
             middle = raw[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3].mean(axis=2)
-            self.exposure = float(0.18 / max(np.median(middle), 1e-4) * rng.uniform(0.8, 1.25))
+            exposure = 0.18 / max(np.median(middle), 1e-4) * rng.uniform(0.8, 1.25)
+            # ... held down by the highlight constraint the companion sets on the Pi camera
+            # (firmware.picam): the brightest 2% of the picture stay below 80% of full scale,
+            # so on a dark felt the cubes' tops keep their colours instead of clipping white.
+            y = raw @ LUMA
+            bright = float(y[y >= np.quantile(y, HIGHLIGHT_SHARE)].mean())
+            self.exposure = float(min(exposure, HIGHLIGHT_LEVEL / max(bright, 1e-6)))
         raw = raw * self.exposure
         raw = Lens(bend=setup.distortion).image(raw)
         srgb = np.clip(raw, 0, 1) ** (1 / 2.2) * 255
