@@ -92,12 +92,11 @@ class PiCameraSource(LiveSource):
             # FrameDurationLimits (microseconds) rather than picamera2's newer FrameRate
             # shorthand, so older Raspberry Pi OS releases work too.
             frame_us = int(1_000_000 / fps)
+            settings = {"FrameDurationLimits": (frame_us, frame_us)}
+            if "AeConstraintMode" in self._camera.camera_controls:  # (a sensor without AGC)
+                settings["AeConstraintMode"] = AE_HIGHLIGHT
             config = self._camera.create_video_configuration(
-                main={"size": (width, height), "format": "RGB888"},
-                controls={
-                    "FrameDurationLimits": (frame_us, frame_us),
-                    "AeConstraintMode": AE_HIGHLIGHT,
-                },
+                main={"size": (width, height), "format": "RGB888"}, controls=settings
             )
             self._camera.configure(config)
             self._camera.start()

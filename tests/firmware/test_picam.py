@@ -79,6 +79,19 @@ def test_auto_exposure_keeps_a_bright_tray_from_clipping(fake, monkeypatch):
         source.close()
 
 
+def test_a_camera_without_the_highlight_mode_still_starts(fake, monkeypatch):
+    controls = {k: v for k, v in fake._CONTROLS.items() if k != "AeConstraintMode"}
+    monkeypatch.setattr(fake, "_CONTROLS", controls)
+    from firmware.picam import PiCameraSource
+
+    source = PiCameraSource(64, 48, 15)
+    try:
+        assert "AeConstraintMode" not in fake.INSTANCES[-1].camera_config["controls"]
+        assert source.read(timeout=2).image.shape == (48, 64, 3)
+    finally:
+        source.close()
+
+
 def test_stored_controls_are_reapplied_without_settling(fake):
     from firmware.picam import PiCameraSource
 
