@@ -5,6 +5,11 @@ then counts its scenes in order and watches its drop videos.
 A scene is exact when the counts match the cubes the camera can see at all (truth
 `visible_counts`: a cube whose every camera-facing point is hidden by others or by a wall
 cannot be counted by any camera).
+
+Beside the exact rate, each cube the camera can see is followed, by the share of it in view
+(truth `visible`): found with its colour, found with another, or missed; and the cubes
+counted where none lay. A miss of cubes barely in view and a miss of whole ones call for
+different work.
 """
 
 from __future__ import annotations
@@ -21,12 +26,20 @@ import numpy as np
 from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
+from vision.canonical import TOP_PX
 from vision.centres import MODEL, CentreNet
 from vision.counter import CONFIDENCE, Confidence
 from vision.watcher import Watcher
 
 KINDS = ("scattered", "touching", "piles", "drifted", "battle")
 BIG = 8  # a big battle tray: this many or more cubes of one colour
+# Bands of the share of a cube in view: its least share, its name, what the report says.
+IN_VIEW = (
+    (2 / 3, "most", "2/3 or more"),
+    (1 / 3, "half", "1/3 to 2/3"),
+    (0.0, "little", "under 1/3"),
+)
+OUTCOMES = {"found": "found", "wrong_colour": "found as another colour", "missed": "missed"}
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,8 @@ def bench_folder(path, out, models: Models | None = None) -> None:
     ours, floor, refused = [], [], 0
     cv2.setNumThreads(1)  # ms per frame on one core, as the generated run measures them
     videos = {"required": 0, "once_right": 0, "while_moving": 0, "wrong": 0, "delays": []}
+    cubes = {name: dict.fromkeys(OUTCOMES, 0) for _, name, _ in IN_VIEW}
+    cubes["extra"] = 0
     for setup in setups:
         try:
             profile, counter = calibrate(setup, models)
@@ -141,6 +156,7 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             result = counter.count(image)
             ours.append((time.perf_counter() - t0) * 1000)
             ok = exact(result.counts, scene["visible_counts"], result.unknown)
+            tally_cubes(counter, result, scene, cubes)
             for kind in categories(scene, setup) + ["all"]:
                 rows.setdefault(kind, []).append((ok, result.sure and not ok))
         for video in setup.truth["videos"]:
@@ -165,6 +181,21 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             f"  {name:<13} {100 * ok:6.1f}% {100 * wrong:14.1f}% {len(vals):7d}",
             {"exact": round(ok, 4), "sure_and_wrong": round(wrong, 4), "scenes": len(vals)},
         )
+    seen = sum(sum(cubes[name].values()) for _, name, _ in IN_VIEW)
+    for _, name, said in IN_VIEW:
+        n = sum(cubes[name].values())
+        share = {k: round(v / n, 4) if n else None for k, v in cubes[name].items()}
+        out(
+            f"{source}_cubes_{name}_in_view",
+            f"  cubes with {said} in view: {n}: "
+            + ", ".join(f"{100 * v:.1f}% {OUTCOMES[k]}" for k, v in share.items() if v is not None),
+            {"cubes": n} | share,
+        )
+    out(
+        f"{source}_cubes_extra",
+        f"  cubes counted where none lay: {cubes['extra']} (to {seen} cubes in view)",
+        {"extra": cubes["extra"], "cubes": seen},
+    )
     if ours:
         med, base = statistics.median(ours), statistics.median(floor)
         out(
@@ -189,6 +220,32 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             {k: v for k, v in videos.items() if k != "delays"}
             | {"delay_median": round(statistics.median(delays), 3) if delays else None},
         )
+
+
+def tally_cubes(counter, result, scene: dict, tally: dict) -> None:
+    """Add the scene's cubes to `tally`: each cube in view paired with the nearest counted
+    cube within half a top (the closest pairs first), by its share in view; counted cubes
+    paired with none are extra."""
+    cubes = [c for c in scene["cubes"] if not c["hidden"]]
+    want = counter.view.to_view([c["top"] for c in cubes]).reshape(-1, 2)
+    got = counter.view.to_view([c.centre for c in result.cubes]).reshape(-1, 2)
+    apart = np.hypot(*(want[:, None] - got[None]).transpose(2, 0, 1)).reshape(len(want), -1)
+    pair: dict[int, int] = {}
+    for flat in np.argsort(apart, axis=None):
+        i, j = divmod(int(flat), apart.shape[1])
+        if apart[i, j] > TOP_PX / 2:
+            break
+        if i not in pair and j not in pair.values():
+            pair[i] = j
+    for i, cube in enumerate(cubes):
+        band = next(name for least, name, _ in IN_VIEW if cube["visible"] >= least)
+        if i not in pair:
+            tally[band]["missed"] += 1
+        elif result.cubes[pair[i]].colour == cube["colour"]:
+            tally[band]["found"] += 1
+        else:
+            tally[band]["wrong_colour"] += 1
+    tally["extra"] += len(result.cubes) - len(pair)
 
 
 def _watch(setup: SetUpFolder, profile, models: Models, video: dict, tally: dict) -> None:

@@ -2,13 +2,21 @@
 on built folders (`companion bench vision --scene-dir`)."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from calibration import build_profile, load_profile
-from companion.benchmarks.scene_folders import calibrate, read_folder
+from companion.benchmarks.scene_folders import (
+    IN_VIEW,
+    OUTCOMES,
+    calibrate,
+    exact,
+    read_folder,
+    tally_cubes,
+)
 from companion.cli import main
 from companion.commands.scenes import grey_floor
 from companion.errors import CompanionError
@@ -162,6 +170,49 @@ def test_the_benchmark_reports_per_source_and_kind(built, capsys):
         assert figures[f"{source}_ms"]["floor_ms"] > 0
     assert figures["realistic_big"]["scenes"] >= 2  # the battle trays have 8 or more of a colour
     assert figures["generated_videos"]["required"] == 2
+    # every cube in view of a counted scene is followed once, in the band of its share in view
+    for source, folder in (("realistic", SLICE), ("generated", built)):
+        assert figures[f"{source}_setups"][2] == 0  # (no calibration refused)
+        in_view = [c for s in read_folder(folder) for sc in s.truth["scenes"] for c in sc["cubes"]]
+        bands = {
+            "most": [c for c in in_view if c["visible"] >= 2 / 3],
+            "half": [c for c in in_view if 1 / 3 <= c["visible"] < 2 / 3],
+            "little": [c for c in in_view if 0 < c["visible"] < 1 / 3],
+        }
+        for band, cubes in bands.items():
+            row = figures[f"{source}_cubes_{band}_in_view"]
+            assert row["cubes"] == len(cubes)
+            if cubes:
+                assert row["found"] + row["wrong_colour"] + row["missed"] == pytest.approx(1)
+        assert figures[f"{source}_cubes_extra"]["cubes"] == sum(map(len, bands.values()))
+
+
+def test_the_benchmark_follows_each_cube_in_view():
+    """A cube the counter leaves out is missed, one counted as another colour is so named,
+    and a counted cube where none lay is extra."""
+    setup = read_folder(SLICE)[0]
+    _, counter = calibrate(setup)
+    scene = setup.truth["scenes"][0]
+    result = counter.count(setup.image(scene["file"]))
+    n = sum(not c["hidden"] for c in scene["cubes"])
+
+    def tally(cubes):
+        t = {band: dict.fromkeys(OUTCOMES, 0) for _, band, _ in IN_VIEW} | {"extra": 0}
+        tally_cubes(counter, replace(result, cubes=cubes), scene, t)
+        return {k: sum(v.values()) if k != "extra" else v for k, v in t.items()}, t
+
+    assert exact(result.counts, scene["visible_counts"])  # (the slice's first scene is)
+    totals, t = tally(result.cubes)
+    assert sum(t[b]["found"] for _, b, _ in IN_VIEW) == n and totals["extra"] == 0
+    first, *rest = result.cubes
+    _, t = tally(rest)
+    assert sum(t[b]["missed"] for _, b, _ in IN_VIEW) == 1
+    other = next(c for c in counter.names if c != first.colour)
+    _, t = tally([replace(first, colour=other), *rest])
+    assert sum(t[b]["wrong_colour"] for _, b, _ in IN_VIEW) == 1
+    far = (first.centre[0] + 1000, first.centre[1])  # (off the tray: no cube lay there)
+    _, t = tally([*result.cubes, replace(first, centre=far)])
+    assert t["extra"] == 1 and sum(t[b]["found"] for _, b, _ in IN_VIEW) == n
 
 
 def test_the_benchmark_says_what_is_wrong_with_a_folder(tmp_path, capsys):
