@@ -39,6 +39,7 @@ IN_VIEW = (
     (1 / 3, "half", "1/3 to 2/3"),
     (0.0, "little", "under 1/3"),
 )
+CUBE_KEYS = ("colour", "top", "visible", "hidden")  # what the truth gives of each cube
 OUTCOMES = {"found": "found", "wrong_colour": "found as another colour", "missed": "missed"}
 
 
@@ -74,12 +75,26 @@ def read_folder(path: str | Path) -> list[SetUpFolder]:
         missing = [k for k in ("source", "calibration", "scenes", "videos") if k not in truth]
         if missing:
             raise CompanionError(f"{sub / 'truth.json'}: missing {', '.join(missing)}")
+        problem = next(filter(None, map(_scene_problem, truth["scenes"])), None)
+        if problem:
+            raise CompanionError(f"{sub / 'truth.json'}: {problem}")
         setups.append(SetUpFolder(sub, truth))
     if not setups:
         raise CompanionError(
             f"{path}: no set-up folders with a truth.json (build one with `companion scenes build`)"
         )
     return setups
+
+
+def _scene_problem(scene) -> str | None:
+    """What a scene's truth lacks for the benchmark to follow its cubes (None: nothing)."""
+    if not isinstance(scene, dict) or not isinstance(scene.get("cubes"), list):
+        return "a scene without its list of cubes"
+    for cube in scene["cubes"]:
+        missing = [k for k in CUBE_KEYS if not isinstance(cube, dict) or k not in cube]
+        if missing:
+            return f"a cube of {scene.get('file', 'a scene')} without {', '.join(missing)}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -230,13 +245,15 @@ def tally_cubes(counter, result, scene: dict, tally: dict) -> None:
     want = counter.view.to_view([c["top"] for c in cubes]).reshape(-1, 2)
     got = counter.view.to_view([c.centre for c in result.cubes]).reshape(-1, 2)
     apart = np.hypot(*(want[:, None] - got[None]).transpose(2, 0, 1)).reshape(len(want), -1)
-    pair: dict[int, int] = {}
+    pair: dict[int, int] = {}  # cube in view -> counted cube
+    paired: set[int] = set()
     for flat in np.argsort(apart, axis=None):
         i, j = divmod(int(flat), apart.shape[1])
         if apart[i, j] > TOP_PX / 2:
             break
-        if i not in pair and j not in pair.values():
+        if i not in pair and j not in paired:
             pair[i] = j
+            paired.add(j)
     for i, cube in enumerate(cubes):
         band = next(name for least, name, _ in IN_VIEW if cube["visible"] >= least)
         if i not in pair:

@@ -222,6 +222,12 @@ def test_the_benchmark_says_what_is_wrong_with_a_folder(tmp_path, capsys):
     (tmp_path / "setup-000001" / "truth.json").write_text("{}")
     assert main(["bench", "vision", "--scene-dir", str(tmp_path)]) == 2
     assert "truth.json: missing source, calibration, scenes, videos" in capsys.readouterr().err
+    truth = json.loads((SLICE / "setup-000100" / "truth.json").read_text())
+    del truth["scenes"][0]["cubes"][0]["visible"]
+    (tmp_path / "setup-000001" / "truth.json").write_text(json.dumps(truth))
+    assert main(["bench", "vision", "--scene-dir", str(tmp_path)]) == 2
+    file = truth["scenes"][0]["file"]
+    assert f"truth.json: a cube of {file} without visible" in capsys.readouterr().err
 
 
 @pytest.mark.slow
