@@ -4,9 +4,10 @@
 2. The cube size: the centre net (vision.centres) is shown the tray at a range of scales; the
    scale at which it is surest of a cube under every click is the cube's. No colour, light or
    tray is assumed: only that the clicks are on cubes.
-3. Each click must then be on a cube the net finds (a click on the floor, or on a black
-   cube's shadow, is refused); the colour of that cube's top, relative to the floor, is the
-   colour's (vision.counter.top_colour).
+3. Each click must then be on a cube the net finds, by the counter's own rule: a peak more
+   likely a cube than not, at the cube's size and the sizes round it (a click on the floor,
+   or on a black cube's shadow, is refused); the colour of that cube's top, relative to the
+   floor, is the colour's (vision.counter.top_colour).
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ SIZE_STEP = 1.06
 # So a cube's top is found at every size within two steps (12%) of its own; a shadow or a
 # fleck of the floor that looks like one at one size does not.
 STEADY_STEPS = 2
-# A click counts as on a cube whose centre the net finds within this share of a top's edge.
-ON_CUBE = 0.75
+# A click is on a cube when it lies on the square of the top the net finds: within half a
+# cube edge of its centre along both axes (a click beside a top, on its shadow, is not).
+ON_TOP = 0.5
 
 
 def _check_frame(frame) -> tuple[int, int]:
@@ -71,7 +73,7 @@ def _click_sureness(net: CentreNet, frame, corners, rect_size, cube_size, clicks
     which level off at 1 for every size near the right one."""
     view = canonical_view(corners, rect_size, cube_size)
     p = net.scores(view.log_ratio(frame))
-    reach = ON_CUBE * TOP_PX / OUTPUT_STRIDE  # output cells
+    reach = ON_TOP * TOP_PX / OUTPUT_STRIDE  # output cells
     sure = []
     for x, y in view.to_view(clicks) / OUTPUT_STRIDE:
         i0, i1 = max(0, math.floor(y - reach)), math.ceil(y + reach) + 1
@@ -131,14 +133,15 @@ def build_profile(
     for name, pts in points.items():
         tops[name] = []
         for (x, y), (vx, vy) in zip(pts, view.to_view(pts), strict=True):
-            sure = next(steady)
+            # (the net's score is not a probability: its peak odds are, as in the counter)
+            sure = float(net.odds(next(steady)))
             x0, y0, x1, y1 = view.floor
             if not (x0 <= vx <= x1 and y0 <= vy <= y1):
                 raise CalibrationError(
                     f"click for {name} at ({x:g},{y:g}) is outside the tray corners: click "
                     f"the top of a cube on the tray floor"
                 )
-            near = [c for c in centres if math.hypot(c.x - vx, c.y - vy) <= ON_CUBE * TOP_PX]
+            near = [c for c in centres if max(abs(c.x - vx), abs(c.y - vy)) <= ON_TOP * TOP_PX]
             if not near or sure < CUBE:
                 raise CalibrationError(
                     f"click for {name} at ({x:g},{y:g}) is not on a cube: no cube's top was "
