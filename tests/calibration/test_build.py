@@ -12,6 +12,7 @@ from firmware.scene import layout, random_setup, render
 from firmware.scene.paints import DEFAULT_PAINTS, FLOORS
 from tests.calibration.photo import CUBE, photo
 from tests.vision.scenes import calibrated, exact, scene
+from vision.centres import CentreNet, PeakOdds
 from vision.counter import LIGHTNESS_PER_DOUBLING
 
 SEED = 12
@@ -104,6 +105,33 @@ def test_bad_corners_are_a_clear_error(frame, corners, message):
 def test_a_click_on_the_tray_floor_is_refused(frame):
     _, shown = frame
     _not_on_a_cube(shown.image, shown.corners, shown.clicks, "blue", *shown.bare_floor())
+
+
+class _Rescaled(CentreNet):
+    """The shipped net with its scores raised to a power and its peak odds moved with them:
+    the same peaks, each as likely a cube as before, but scores far lower."""
+
+    def __init__(self, power: float):
+        super().__init__()
+        self.power = power
+        self.odds = PeakOdds(tuple(s**power for s in self.odds.scores), self.odds.odds)
+
+    def scores(self, log_ratio):
+        return super().scores(log_ratio) ** self.power
+
+
+def test_a_click_is_judged_by_its_peaks_odds_not_the_nets_raw_score(frame):
+    # The net's score is not a probability (its focal loss keeps scores low); calibration
+    # takes a click on a cube as the counter takes a peak: by what such peaks were.
+    _, shown = frame
+    shipped, _ = build_profile(shown.image, shown.corners, shown.clicks)
+    net = _Rescaled(16.0)  # a top's score of 0.92 becomes 0.26
+    profile, _ = build_profile(shown.image, shown.corners, shown.clicks, net=net)
+    assert profile.colours == shipped.colours
+    assert abs(profile.cube_size / shipped.cube_size - 1) < 0.07  # within one size step
+    x, y = shown.bare_floor()
+    with pytest.raises(CalibrationError, match="is not on a cube"):
+        build_profile(shown.image, shown.corners, {**shown.clicks, "blue": [(x, y)]}, net=net)
 
 
 @pytest.mark.parametrize("seed, colour", [(5, "black"), (7, "blue"), (34, "red")])
