@@ -54,6 +54,11 @@ NOT_CUBE_CROPS = 0.25
 NOT_CUBE_EDGES = (2.5, 9.0)
 # Peaks scored this low are left out of the odds' fit: (nearly) every place is such a peak.
 ODDS_FROM = 0.01
+# While the odds are fitted, calibration takes a click wherever the net has a peak where the
+# counter looks (scored about ODDS_FROM or more): the odds that will judge clicks are what is
+# being fitted, and the raw score, not a probability, would refuse the set-ups of a net that
+# scores low and leave them out of the fit.
+ANY_PEAK = PeakOdds((0.0, ODDS_FROM), (0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -74,10 +79,12 @@ def _setups(folder: pathlib.Path):
             raise CompanionError(f"{d}: cannot read truth.json: {e}") from None
 
 
-def _calibrated(d: pathlib.Path, truth: dict, net: CentreNet) -> Counter:
+def _calibrated(d: pathlib.Path, truth: dict, net: CentreNet, clicks_by: CentreNet) -> Counter:
+    """The set-up's counter with `net`, calibrated from its clicks as a user's would be, each
+    click judged by the odds of `clicks_by`."""
     cal = truth["calibration"]
     frame = cv2.imread(str(d / cal["file"]))
-    profile, _ = build_profile(frame, cal["corners"], cal["clicks"], net=net)
+    profile, _ = build_profile(frame, cal["corners"], cal["clicks"], net=clicks_by)
     return make_counter(profile, (frame.shape[1], frame.shape[0]), net)
 
 
@@ -111,11 +118,12 @@ def marks(view: CanonicalView, truth: dict, cubes: list[dict]) -> tuple[np.ndarr
     return np.array(points, np.float32).reshape(-1, 2), np.array(covered, bool)
 
 
-def _calibrated_setups(folder: pathlib.Path, net: CentreNet, say):
-    """(folder, truth, counter) of each set-up calibration accepts; the others are named."""
+def _calibrated_setups(folder: pathlib.Path, net: CentreNet, say, clicks_by=None):
+    """(folder, truth, counter) of each set-up calibration accepts (clicks judged by
+    `clicks_by`, by default `net`); the others are named."""
     for d, truth in _setups(folder):
         try:
-            yield d, truth, _calibrated(d, truth, net)
+            yield d, truth, _calibrated(d, truth, net, clicks_by or net)
         except CalibrationError as e:
             say(f"{d.name}: calibration refused, left out: {e}")
 
@@ -310,14 +318,16 @@ def export_onnx(net, path: pathlib.Path) -> None:
         raise CompanionError(f"{path}: OpenCV's dnn does not give PyTorch's answers")
 
 
-def peak_rows(folder: pathlib.Path, net: CentreNet, say=print):
+def peak_rows(folder: pathlib.Path, raw: CentreNet, any_peak: CentreNet, say=print):
     """Per peak of the net's score (at least ODDS_FROM, where the counter looks) in the scenes
     of `folder`: its score, and whether it lay on a cube (each cube's mark matched to one peak
-    at most, within half a top's edge)."""
+    at most, within half a top's edge). `raw` is the net with RAW_SCORE odds, `any_peak` the
+    same net with ANY_PEAK odds: each set-up is calibrated from its clicks as the counter's
+    is, a click taken wherever the net has a peak."""
     from scipy.optimize import linear_sum_assignment  # (scikit-learn's own dependency)
 
     scores, hits = [], []
-    for d, truth, counter in _calibrated_setups(folder, net, say):
+    for d, truth, counter in _calibrated_setups(folder, raw, say, any_peak):
         for scene in truth["scenes"]:
             frame = cv2.imread(str(d / scene["file"]))
             peaks = counter.peaks(counter.view.log_ratio(frame), ODDS_FROM)
@@ -406,8 +416,8 @@ def train(
         net = train_centres(sets, steps, say=say)
         output.mkdir(parents=True, exist_ok=True)
         export_onnx(net, model)
-    raw = CentreNet(model, RAW_SCORE)
-    odds = fit_peak_odds([peak_rows(folder, raw, say) for folder in calibrate_on])
+    raw, any_peak = CentreNet(model, RAW_SCORE), CentreNet(model, ANY_PEAK)
+    odds = fit_peak_odds([peak_rows(folder, raw, any_peak, say) for folder in calibrate_on])
     (output / PEAK_ODDS).write_text(json.dumps(odds, indent=1) + "\n")
     trained = CentreNet(model, PeakOdds.load(output / PEAK_ODDS))
     rows, exact = [], []

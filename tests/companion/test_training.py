@@ -1,6 +1,7 @@
 """The training's data (marks, crops) and its confidence fit; the net's own training needs
 PyTorch (the train extra), which the test install leaves out for its size."""
 
+import pathlib
 import sys
 
 import numpy as np
@@ -8,18 +9,21 @@ import pytest
 
 from companion.errors import CompanionError
 from companion.training import (
+    ANY_PEAK,
     CROP,
+    ODDS_FROM,
     Example,
     crop,
     fit_confidence,
     fit_peak_odds,
     marks,
     not_a_cube,
+    peak_rows,
     train,
     true_view,
 )
 from vision.canonical import TOP_PX, canonical_view
-from vision.centres import OUTPUT_STRIDE
+from vision.centres import OUTPUT_STRIDE, RAW_SCORE, CentreNet
 
 
 def _truth(cubes):
@@ -30,6 +34,7 @@ def _cube(x, y, z, top, on="floor"):
     return {"position": [x, y, z], "top": top, "on": on, "hidden": False}
 
 
+SLICE = pathlib.Path(__file__).parents[1] / "data" / "realistic"  # the committed scenes
 VIEW = canonical_view([[100, 100], [500, 100], [500, 400], [100, 400]], (400, 300), 20.0)
 
 
@@ -132,3 +137,22 @@ def test_train_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch):
     with pytest.raises(CompanionError, match=r"pip install -e '\.\[train\]'"):
         train([tmp_path], [tmp_path], 1, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+class _LowScores(CentreNet):
+    """The shipped net with its scores raised to the 16th power (a top's 0.92 becomes 0.26):
+    the same peaks, far lower scores."""
+
+    def scores(self, log_ratio):
+        return super().scores(log_ratio) ** 16
+
+
+def test_the_peak_odds_are_fitted_on_every_set_up_of_a_net_that_scores_low():
+    # The raw score is not a probability: judged by it, every click on these set-ups would be
+    # refused and the odds fitted on nothing. A click is taken wherever the net has a peak.
+    said = []
+    scores, hits = peak_rows(
+        SLICE, _LowScores(odds=RAW_SCORE), _LowScores(odds=ANY_PEAK), say=said.append
+    )
+    assert said == []
+    assert hits.sum() >= 20 and scores.min() >= ODDS_FROM
