@@ -9,7 +9,7 @@ from companion.errors import CompanionError
 from companion.training import train
 from vision.centres import MODEL
 
-STEPS = 7000
+STEPS = 14000
 
 
 def register(sub: argparse._SubParsersAction) -> None:

