@@ -15,7 +15,8 @@
 3. Exported to ONNX, and checked to give PyTorch's answers through OpenCV's dnn.
 4. The peak odds: on the scenes of other folders (set-ups the net never saw, each folder
    weighing the same), which share of the net's peaks at each score lay on a cube; an isotonic
-   regression (scikit-learn) makes that a rising curve (vision/models/peaks.json).
+   regression (scikit-learn) makes that a rising curve (vision/models/peaks.json), one for
+   the peaks over the floor and one for those over the wall round it.
 5. The confidence: the counter with the new net and its odds counts the scenes of those
    folders and a logistic regression (scikit-learn) learns, from the counter's features,
    whether a count was exact.
@@ -37,7 +38,15 @@ from calibration import build_profile, make_counter
 from calibration.errors import CalibrationError
 from companion.errors import CompanionError
 from vision.canonical import TOP_PX, CanonicalView, canonical_view, decode, encode
-from vision.centres import OUTPUT_STRIDE, PEAK_ODDS, RAW_SCORE, CentreNet, PeakOdds
+from vision.centres import (
+    FLOOR,
+    OUTPUT_STRIDE,
+    PEAK_ODDS,
+    RAW_SCORE,
+    WALL,
+    CentreNet,
+    PeakOdds,
+)
 from vision.counter import Counter
 from vision.errors import VisionError
 from vision.geometry import check_corners, floor_rect
@@ -319,18 +328,19 @@ def export_onnx(net, path: pathlib.Path) -> None:
 
 
 def peak_rows(folder: pathlib.Path, raw: CentreNet, any_peak: CentreNet, say=print):
-    """Per peak of the net's score (at least ODDS_FROM, where the counter looks) in the scenes
-    of `folder`: its score, and whether it lay on a cube (each cube's mark matched to one peak
-    at most, within half a top's edge). `raw` is the net with RAW_SCORE odds, `any_peak` the
-    same net with ANY_PEAK odds: each set-up is calibrated from its clicks as the counter's
-    is, a click taken wherever the net has a peak."""
+    """Per peak of the net's score (at least ODDS_FROM, anywhere in the view as the counter
+    looks) in the scenes of `folder`: its score, whether it lay on a cube (each cube's mark
+    matched to one peak at most, within half a top's edge) and whether it lay over the wall
+    round the floor. `raw` is the net with RAW_SCORE odds, `any_peak` the same net with
+    ANY_PEAK odds: each set-up is calibrated from its clicks as the counter's is, a click taken
+    wherever the net has a peak."""
     from scipy.optimize import linear_sum_assignment  # (scikit-learn's own dependency)
 
-    scores, hits = [], []
+    scores, hits, wall = [], [], []
     for d, truth, counter in _calibrated_setups(folder, raw, say, any_peak):
         for scene in truth["scenes"]:
             frame = cv2.imread(str(d / scene["file"]))
-            peaks = counter.peaks(counter.view.log_ratio(frame), ODDS_FROM)
+            peaks, _ = counter.net.centres(counter.view.log_ratio(frame), ODDS_FROM)
             cubes = [c for c in scene["cubes"] if not c["hidden"]]
             points, _ = marks(counter.view, truth, cubes)
             hit = np.zeros(len(peaks), bool)
@@ -339,23 +349,31 @@ def peak_rows(folder: pathlib.Path, raw: CentreNet, any_peak: CentreNet, say=pri
                 apart = np.hypot(*(at[:, None] - points[None]).transpose(2, 0, 1))
                 rows, cols = linear_sum_assignment(apart)
                 hit[rows[apart[rows, cols] <= TOP_PX / 2]] = True
+            x0, y0, x1, y1 = counter.view.floor
             scores += [c.score for c in peaks]
             hits += list(hit)
-    return np.array(scores), np.array(hits, bool)
+            wall += [not (x0 <= c.x <= x1 and y0 <= c.y <= y1) for c in peaks]
+    return np.array(scores), np.array(hits, bool), np.array(wall, bool)
 
 
-def fit_peak_odds(folders: list[tuple[np.ndarray, np.ndarray]]) -> dict:
+def fit_peak_odds(folders: list[tuple[np.ndarray, np.ndarray]], where: str = FLOOR) -> dict:
     """The rising curve from a peak's score to the share of such peaks that were cubes, from
-    (scores, hits) per folder, each folder weighing the same."""
+    (scores, hits) of the peaks `where` (FLOOR or WALL) per folder, each folder weighing the
+    same."""
     from sklearn.isotonic import IsotonicRegression
 
     folders = [(s, h) for s, h in folders if len(s)]
     if not folders:
-        raise CompanionError("no peak was found: every set-up's calibration was refused")
+        raise CompanionError(
+            f"no peak was found over the {where}: every set-up's calibration was refused"
+        )
     scores = np.concatenate([s for s, _ in folders])
     hits = np.concatenate([h for _, h in folders])
-    if hits.all() or not hits.any():
-        raise CompanionError("the peak odds need peaks both on cubes and off them to learn from")
+    # (over the wall, in a few set-ups, no peak may have been a cube: then none is taken for one)
+    if hits.all() or not hits.any() and where == FLOOR:
+        raise CompanionError(
+            f"the peak odds over the {where} need peaks both on cubes and off them to learn from"
+        )
     weights = np.concatenate([np.full(len(s), 1 / len(s)) for s, _ in folders])
     fit = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
     fit.fit(scores, hits.astype(float), sample_weight=weights)
@@ -417,9 +435,13 @@ def train(
         output.mkdir(parents=True, exist_ok=True)
         export_onnx(net, model)
     raw, any_peak = CentreNet(model, RAW_SCORE), CentreNet(model, ANY_PEAK)
-    odds = fit_peak_odds([peak_rows(folder, raw, any_peak, say) for folder in calibrate_on])
+    peaks = [peak_rows(folder, raw, any_peak, say) for folder in calibrate_on]
+    odds = {
+        where: fit_peak_odds([(s[w == on], h[w == on]) for s, h, w in peaks], where)
+        for where, on in ((FLOOR, False), (WALL, True))
+    }
     (output / PEAK_ODDS).write_text(json.dumps(odds, indent=1) + "\n")
-    trained = CentreNet(model, PeakOdds.load(output / PEAK_ODDS))
+    trained = CentreNet(model)  # with the odds just written beside it
     rows, exact = [], []
     for folder in calibrate_on:
         r, e = confidence_rows(folder, trained, say)

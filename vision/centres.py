@@ -4,7 +4,9 @@ centre of every cube's top face in the canonical view; it does not know about co
 The net is an ONNX file run by OpenCV's dnn module (no other runtime on the Pi); it is
 trained by `companion train` (the `train` extra: PyTorch). Its output is a score, not a
 probability: the focal loss it learns from keeps a half-hidden cube's score low. So beside each
-net lies what its peaks' scores meant on set-ups it never saw (`peaks.json`, PeakOdds).
+net lies what its peaks' scores meant on set-ups it never saw (`peaks.json`, PeakOdds): one
+curve for peaks over the floor and one for peaks over the band of wall round it, where a cube
+against a wall shows its top but far fewer peaks are cubes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from vision.errors import VisionError
 
 MODEL = Path(__file__).parent / "models" / "centres.onnx"
 PEAK_ODDS = "peaks.json"  # beside the net it belongs to
+# Its two curves: for peaks over the floor, and over the band of wall round it.
+FLOOR, WALL = "floor", "wall"
 # The net's output has half the view's resolution (a cube top is 6 cells wide).
 OUTPUT_STRIDE = 2
 
@@ -44,13 +48,19 @@ class PeakOdds:
         return np.interp(score, self.scores, self.odds)
 
     @classmethod
-    def load(cls, path: str | Path) -> PeakOdds:
+    def load(cls, path: str | Path, where: str = FLOOR) -> PeakOdds:
+        """The curve for peaks `where` (FLOOR or WALL) in the peak odds file `path`."""
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(Path(path).read_text())[where]
             odds = cls(
                 tuple(float(v) for v in data["scores"]), tuple(float(v) for v in data["odds"])
             )
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except KeyError as e:
+            raise VisionError(
+                f"cannot read the peak odds {path}: no {e} (fit them again with "
+                f"`companion train --refit`)"
+            ) from None
+        except (OSError, ValueError, TypeError) as e:
             raise VisionError(f"cannot read the peak odds {path}: {e}") from None
         s, o = np.array(odds.scores), np.array(odds.odds)
         if not (
@@ -60,7 +70,7 @@ class PeakOdds:
             and 0 <= o.min() <= o.max() <= 1
         ):
             raise VisionError(
-                f"the peak odds {path} are not a rising curve of odds between 0 and 1 "
+                f"the peak odds {path} ({where}) are not a rising curve of odds between 0 and 1 "
                 f"over at least two rising scores"
             )
         return odds
@@ -71,13 +81,23 @@ RAW_SCORE = PeakOdds((0.0, 1.0), (0.0, 1.0))
 
 
 class CentreNet:
-    def __init__(self, path: str | Path = MODEL, odds: PeakOdds | None = None):
-        """The net in the ONNX file `path` and its odds (by default the peaks.json beside it)."""
+    def __init__(
+        self,
+        path: str | Path = MODEL,
+        odds: PeakOdds | None = None,
+        wall_odds: PeakOdds | None = None,
+    ):
+        """The net in the ONNX file `path` and its odds over the floor and over the wall
+        (by default the peaks.json beside it; given `odds` alone, they hold for both)."""
         try:
             self.net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as e:
             raise VisionError(f"cannot load the centre model {path}: {e}") from None
-        self.odds = odds or PeakOdds.load(Path(path).with_name(PEAK_ODDS))
+        if odds is None:
+            odds = PeakOdds.load(Path(path).with_name(PEAK_ODDS), FLOOR)
+            wall_odds = wall_odds or PeakOdds.load(Path(path).with_name(PEAK_ODDS), WALL)
+        self.odds = odds
+        self.wall_odds = wall_odds or odds
 
     def scores(self, log_ratio: np.ndarray) -> np.ndarray:
         """HxW/2 scores (0..1) from the view's log ratio (HxWx3, H and W multiples of 8)."""
@@ -85,11 +105,20 @@ class CentreNet:
         logits = self.net.forward()[0, 0]
         return 1.0 / (1.0 + np.exp(-logits))
 
-    def centres(self, log_ratio: np.ndarray, least: float) -> tuple[list[Centre], np.ndarray]:
+    def centres(
+        self, log_ratio: np.ndarray, least: float, floor: tuple[int, int, int, int] | None = None
+    ) -> tuple[list[Centre], np.ndarray]:
         """The local maxima of the score whose probability is above `least`, and the
-        probability map."""
+        probability map; outside `floor` (x0, y0, x1, y1 view px), if given, a peak's odds
+        are those of peaks over the wall."""
         score = self.scores(log_ratio)
         p = self.odds(score)
+        if floor is not None:
+            s = OUTPUT_STRIDE
+            x0, y0, x1, y1 = floor
+            yy, xx = np.mgrid[0 : p.shape[0], 0 : p.shape[1]] * s + (s - 1) / 2
+            wall = (xx < x0) | (xx > x1) | (yy < y0) | (yy > y1)
+            p = np.where(wall, self.wall_odds(score), p)
         peaks = (score >= cv2.dilate(score, np.ones((3, 3), np.uint8))) & (p > least)
         out = []
         for i, j in zip(*np.nonzero(peaks), strict=True):

@@ -5,8 +5,9 @@ Read top to bottom, `Counter.count` does:
    each pixel's light as log2 of its ratio to this frame's floor. Light level and colour
    cancel out, and the scale is the calibrated cube's.
 2. Where the cubes are (vision.centres): the peaks of the centre net's score for a cube's top
-   centred at each place, each turned into the share of such peaks that were cubes on set-ups
-   the net never saw (vision/models/peaks.json). A peak more likely a cube than not is one.
+   centred at each place, each turned into the share of such peaks (over the floor, or over
+   the wall round it) that were cubes on set-ups the net never saw
+   (vision/models/peaks.json). A peak more likely a cube than not is one.
 3. Which colour: the calibrated top colour (log ratio to the floor, clicked at calibration)
    nearest to the top's own, measured on the middle of the top. A top farther than
    UNKNOWN_DOUBLINGS from every calibrated colour is a cube of no colour known.
@@ -29,7 +30,7 @@ import cv2
 import numpy as np
 
 from vision.canonical import TOP_PX, CanonicalView
-from vision.centres import Centre, CentreNet
+from vision.centres import CentreNet
 from vision.errors import VisionError
 
 CONFIDENCE = Path(__file__).parent / "models" / "confidence.json"
@@ -185,7 +186,10 @@ class Counter:
                 f"for {self.frame_size[0]}x{self.frame_size[1]}"
             )
         log_ratio = self.view.log_ratio(frame)
-        centres = self.peaks(log_ratio, CANDIDATE)
+        # (anywhere in the view, the band of wall round the floor too: a top is a cube edge
+        # above the floor, so a cube against a wall, or leaning on it, shows its top beyond
+        # the floor's edge, the farther the farther it lies from the camera)
+        centres, _ = self.net.centres(log_ratio, CANDIDATE, self.view.floor)
         found = [c for c in centres if c.p >= CUBE]
         left_out = max((c.p for c in centres if c.p < CUBE), default=CANDIDATE)
         colours, margins = [], []
@@ -233,17 +237,6 @@ class Counter:
             self._squares(doubts, DOUBT_SIZE * TOP_PX),
             tuple(features),
         )
-
-    def peaks(self, log_ratio: np.ndarray, least: float) -> list[Centre]:
-        """The centre net's peaks more likely than `least` a cube, on the floor or up to half
-        a cube beyond its edge (a cube leaning on a wall shows its top there)."""
-        x0, y0, x1, y1 = self.view.floor
-        reach = TOP_PX / 2
-        return [
-            c
-            for c in self.net.centres(log_ratio, least)[0]
-            if x0 - reach <= c.x <= x1 + reach and y0 - reach <= c.y <= y1 + reach
-        ]
 
     def colour_of(self, top: np.ndarray) -> tuple[str | None, float]:
         """The nearest calibrated colour (None if none is near) and how much nearer it is

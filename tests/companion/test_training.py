@@ -23,7 +23,7 @@ from companion.training import (
     true_view,
 )
 from vision.canonical import TOP_PX, canonical_view
-from vision.centres import OUTPUT_STRIDE, RAW_SCORE, CentreNet
+from vision.centres import OUTPUT_STRIDE, RAW_SCORE, WALL, CentreNet
 
 
 def _truth(cubes):
@@ -126,10 +126,18 @@ def test_peak_odds_rise_with_the_score_and_weigh_each_folder_the_same():
 
 
 def test_peak_odds_need_peaks_on_and_off_cubes():
-    with pytest.raises(CompanionError, match="both on cubes and off them"):
+    with pytest.raises(CompanionError, match="over the floor need peaks both on cubes and off"):
         fit_peak_odds([(np.array([0.2, 0.8]), np.array([True, True]))])
+    with pytest.raises(CompanionError, match="over the floor need peaks both on cubes and off"):
+        fit_peak_odds([(np.array([0.2, 0.8]), np.array([False, False]))])
     with pytest.raises(CompanionError, match="no peak was found"):
         fit_peak_odds([(np.array([]), np.array([], bool))])
+
+
+def test_over_the_wall_peaks_that_were_never_cubes_get_no_odds():
+    # (a small set may have no cube against a wall)
+    odds = fit_peak_odds([(np.array([0.2, 0.8]), np.array([False, False]))], WALL)
+    assert np.interp([0.0, 0.5, 1.0], odds["scores"], odds["odds"]).tolist() == [0, 0, 0]
 
 
 def test_train_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch):
@@ -151,8 +159,15 @@ def test_the_peak_odds_are_fitted_on_every_set_up_of_a_net_that_scores_low():
     # The raw score is not a probability: judged by it, every click on these set-ups would be
     # refused and the odds fitted on nothing. A click is taken wherever the net has a peak.
     said = []
-    scores, hits = peak_rows(
+    scores, hits, _ = peak_rows(
         SLICE, _LowScores(odds=RAW_SCORE), _LowScores(odds=ANY_PEAK), say=said.append
     )
     assert said == []
     assert hits.sum() >= 20 and scores.min() >= ODDS_FROM
+
+
+def test_peaks_over_the_wall_round_the_floor_are_told_apart():
+    scores, hits, wall = peak_rows(SLICE, CentreNet(odds=RAW_SCORE), CentreNet(odds=ANY_PEAK))
+    assert len(wall) == len(scores) and wall.any() and (~wall).any()
+    # (the wall's peaks are mostly the wall's own grain: far fewer are cubes)
+    assert hits[wall].mean() < hits[~wall].mean() / 2

@@ -61,6 +61,21 @@ def test_peaks_carry_the_odds_of_their_score(net, tmp_path):
     assert np.allclose(p, halved.scores(log_ratio) / 2)
 
 
+def test_a_peak_over_the_wall_round_the_floor_carries_the_walls_odds(net):
+    setup, counter = counter_for(3)
+    s = scene(setup, {"red": 2, "blue": 1}, "scattered", 44)
+    log_ratio = counter.view.log_ratio(s.image)
+    never = CentreNet(MODEL, PeakOdds((0.0, 1.0), (0.0, 1.0)), PeakOdds((0.0, 1.0), (0.0, 0.0)))
+    x0, y0, x1, y1 = counter.view.floor
+    assert len(never.centres(log_ratio, CUBE, counter.view.floor)[0]) == 3
+    # a floor that holds the left half of the view: the cubes on the right are over "wall"
+    half = (x0 + x1) // 2
+    left = never.centres(log_ratio, CUBE, (x0, y0, half, y1))[0]
+    truth = counter.view.to_view([c.centre for c in s.cubes])
+    assert len(left) == (truth[:, 0] < half).sum() < 3
+    assert all(c.x <= half for c in left)
+
+
 def test_odds_are_flat_beyond_their_ends():
     odds = PeakOdds((0.2, 0.6), (0.1, 0.9))
     assert np.allclose(odds(np.array([0.0, 0.2, 0.4, 0.6, 1.0])), [0.1, 0.1, 0.5, 0.9, 0.9])
@@ -71,10 +86,16 @@ def test_odds_are_flat_beyond_their_ends():
     [
         (None, "No such file"),
         ("{not json", "Expecting property name"),
-        ('{"scores": [0, 1]}', "'odds'"),
-        ('{"scores": [0, 1], "odds": [0.9, 0.1]}', "not a rising curve"),
-        ('{"scores": [0, 1], "odds": [0.1, 1.5]}', "not a rising curve"),
-        ('{"scores": [0.5], "odds": [0.5]}', "not a rising curve"),
+        ('{"scores": [0, 1], "odds": [0, 1]}', r"no 'floor' \(fit them again"),
+        ('{"floor": {"scores": [0, 1], "odds": [0, 1]}}', r"no 'wall' \(fit them again"),
+        ('{"floor": {"scores": [0, 1]}, "wall": {"scores": [0, 1], "odds": [0, 1]}}', "'odds'"),
+        ('{"floor": {"scores": [0, 1], "odds": [0.9, 0.1]}, "wall": {}}', "not a rising curve"),
+        (
+            '{"floor": {"scores": [0, 1], "odds": [0, 1]}, '
+            '"wall": {"scores": [0.5], "odds": [0.5]}}',
+            r"\(wall\) are not a rising curve",
+        ),
+        ('{"floor": {"scores": [0, 1], "odds": [0.1, 1.5]}, "wall": {}}', "not a rising curve"),
     ],
 )
 def test_missing_or_bad_peak_odds_are_a_clear_error(tmp_path, text, why):

@@ -10,6 +10,7 @@ from firmware.scene.video import HandMove
 from tests.vision.scenes import calibrated, counter_for, exact, scene
 from vision import annotate
 from vision.annotate import UNSURE
+from vision.canonical import TOP_PX
 from vision.counter import SURE
 from vision.errors import VisionError
 
@@ -186,6 +187,24 @@ def test_a_lit_top_against_a_wall_beside_its_shadow():
         setup, [wall] + layout(setup, {"red": 1, "blue": 1}, "scattered", rng, existing=[wall]), rng
     )
     assert exact(counter.count(shown.image), shown.counts)
+
+
+def test_a_top_shown_beyond_the_floors_edge_is_counted():
+    # a cube on another against the wall far from the camera: its top, two edges up, shows
+    # over the wall in the view, more than half a cube beyond the floor's edge
+    setup, counter = counter_for(7)
+    size = setup.cube_size
+    y = setup.tray.depth / 2 - size / 2 - 0.2
+    low = CubePose("red", 0.0, y, size / 2, size=size)
+    high = CubePose("blue", 0.0, y, 1.5 * size, size=size, level=2)
+    shown = render(setup, [low, high], np.random.default_rng(7))
+    (tx, ty), (x0, y0, x1, y1) = (
+        counter.view.to_view([shown.cubes[1].centre])[0],
+        counter.view.floor,
+    )
+    assert shown.cubes[1].colour == "blue" and max(x0 - tx, tx - x1, y0 - ty, ty - y1) > TOP_PX / 2
+    result = counter.count(shown.image)
+    assert exact(result, shown.counts), result.counts
 
 
 def test_a_profile_made_at_640x480_counts_at_1280x960():
