@@ -340,7 +340,9 @@ def peak_rows(folder: pathlib.Path, raw: CentreNet, any_peak: CentreNet, say=pri
     for d, truth, counter in _calibrated_setups(folder, raw, say, any_peak):
         for scene in truth["scenes"]:
             frame = cv2.imread(str(d / scene["file"]))
-            peaks, _ = counter.net.centres(counter.view.log_ratio(frame), ODDS_FROM)
+            peaks, _ = counter.net.centres(
+                counter.view.log_ratio(frame), ODDS_FROM, counter.view.floor
+            )
             cubes = [c for c in scene["cubes"] if not c["hidden"]]
             points, _ = marks(counter.view, truth, cubes)
             hit = np.zeros(len(peaks), bool)
@@ -349,10 +351,9 @@ def peak_rows(folder: pathlib.Path, raw: CentreNet, any_peak: CentreNet, say=pri
                 apart = np.hypot(*(at[:, None] - points[None]).transpose(2, 0, 1))
                 rows, cols = linear_sum_assignment(apart)
                 hit[rows[apart[rows, cols] <= TOP_PX / 2]] = True
-            x0, y0, x1, y1 = counter.view.floor
             scores += [c.score for c in peaks]
             hits += list(hit)
-            wall += [not (x0 <= c.x <= x1 and y0 <= c.y <= y1) for c in peaks]
+            wall += [c.wall for c in peaks]  # (judged as the counter judges it)
     return np.array(scores), np.array(hits, bool), np.array(wall, bool)
 
 

@@ -34,6 +34,7 @@ class Centre:
     y: float
     p: float  # the probability that a cube's top is centred here (PeakOdds of its score)
     score: float  # the net's own output at the peak
+    wall: bool = False  # its cell lies over the wall round the floor, not over the floor
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class CentreNet:
         are those of peaks over the wall."""
         score = self.scores(log_ratio)
         p = self.odds(score)
+        wall = np.zeros(score.shape, bool)
         if floor is not None:
             s = OUTPUT_STRIDE
             x0, y0, x1, y1 = floor
@@ -135,6 +137,7 @@ class CentreNet:
                     float(cy * s + (s - 1) / 2),
                     float(p[i, j]),
                     float(score[i, j]),
+                    bool(wall[i, j]),
                 )
             )
         return out, p

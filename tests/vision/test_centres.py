@@ -73,7 +73,12 @@ def test_a_peak_over_the_wall_round_the_floor_carries_the_walls_odds(net):
     left = never.centres(log_ratio, CUBE, (x0, y0, half, y1))[0]
     truth = counter.view.to_view([c.centre for c in s.cubes])
     assert len(left) == (truth[:, 0] < half).sum() < 3
-    assert all(c.x <= half for c in left)
+    assert all(c.x <= half and not c.wall for c in left)
+    # with the wall's odds those of the floor, the same peaks are all there, flagged by side
+    both = CentreNet(MODEL, PeakOdds((0.0, 1.0), (0.0, 1.0)))
+    flagged = both.centres(log_ratio, CUBE, (x0, y0, half, y1))[0]
+    assert len(flagged) == 3
+    assert [c.wall for c in flagged] == [c.x > half for c in flagged]
 
 
 def test_odds_are_flat_beyond_their_ends():
