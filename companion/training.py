@@ -371,7 +371,7 @@ def fit_peak_odds(folders: list[tuple[np.ndarray, np.ndarray]], where: str = FLO
     scores = np.concatenate([s for s, _ in folders])
     hits = np.concatenate([h for _, h in folders])
     # (over the wall, in a few set-ups, no peak may have been a cube: then none is taken for one)
-    if hits.all() or not hits.any() and where == FLOOR:
+    if hits.all() or (not hits.any() and where == FLOOR):
         raise CompanionError(
             f"the peak odds over the {where} need peaks both on cubes and off them to learn from"
         )

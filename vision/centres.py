@@ -118,8 +118,10 @@ class CentreNet:
         if floor is not None:
             s = OUTPUT_STRIDE
             x0, y0, x1, y1 = floor
-            yy, xx = np.mgrid[0 : p.shape[0], 0 : p.shape[1]] * s + (s - 1) / 2
-            wall = (xx < x0) | (xx > x1) | (yy < y0) | (yy > y1)
+            # (each cell by its middle, in view px; one row and one column, broadcast)
+            xs = np.arange(p.shape[1]) * s + (s - 1) / 2
+            ys = np.arange(p.shape[0]) * s + (s - 1) / 2
+            wall = ((xs < x0) | (xs > x1))[None, :] | ((ys < y0) | (ys > y1))[:, None]
             p = np.where(wall, self.wall_odds(score), p)
         peaks = (score >= cv2.dilate(score, np.ones((3, 3), np.uint8))) & (p > least)
         out = []
