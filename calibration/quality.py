@@ -72,12 +72,12 @@ def quality_report(profile: Profile) -> QualityReport:
     tops = {name: np.asarray(t, np.float64).reshape(-1, 3) for name, t in profile.tops.items()}
 
     def apart(a: np.ndarray, b: np.ndarray) -> float:
-        return min(colour_distance(x, y) for x in a for y in b)
+        return float(colour_distance(a[:, None], b[None]).min())
 
     rows, warnings, warned = [], [], set()
     floor = np.zeros((1, 3))
     for name, own in tops.items():
-        spread = max((colour_distance(x, y) for x in own for y in own), default=0.0)
+        spread = float(colour_distance(own[:, None], own[None]).max())
         others = sorted((apart(own, t), n) for n, t in tops.items() if n != name)
         to_nearest, nearest = others[0] if others else (float("inf"), None)
         lightness = float(np.median(own.mean(axis=1)))

@@ -141,13 +141,14 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def colour_distance(a: np.ndarray, b: np.ndarray) -> float:
+def colour_distance(a: np.ndarray, b: np.ndarray):
     """Distance of two log2 colours: their difference in hue and saturation (what is left
     when the mean of the three channels is taken out), and the difference in that mean
-    (lightness) weighed by LIGHTNESS_PER_DOUBLING."""
+    (lightness) weighed by LIGHTNESS_PER_DOUBLING. Given rows of colours (...x3), the
+    distance of each pair, broadcast."""
     d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
-    m = d.mean()
-    return float(math.sqrt(((d - m) ** 2).sum() + (LIGHTNESS_PER_DOUBLING * m) ** 2))
+    m = d.mean(axis=-1, keepdims=True)
+    return np.sqrt(((d - m) ** 2).sum(axis=-1) + (LIGHTNESS_PER_DOUBLING * m[..., 0]) ** 2)
 
 
 def top_colour(log_ratio: np.ndarray, x: float, y: float) -> np.ndarray:
@@ -170,6 +171,8 @@ class Counter:
         self.names = list(tops)
         # each colour's calibrated tops: Kx3 log ratios (one row per clicked cube)
         self.tops = {name: np.asarray(v, np.float32).reshape(-1, 3) for name, v in tops.items()}
+        # the floor's colour and each colour's middle top: what a pixel of the floor may be
+        self._known = np.float32([np.zeros(3)] + [np.median(t, axis=0) for t in self.tops.values()])
         self.frame_size = tuple(frame_size)
         self.net = net or CentreNet()
         self.confidence = confidence or Confidence.load()
@@ -192,11 +195,7 @@ class Counter:
         centres, _ = self.net.centres(log_ratio, CANDIDATE, self.view.floor)
         found = [c for c in centres if c.p >= CUBE]
         left_out = max((c.p for c in centres if c.p < CUBE), default=CANDIDATE)
-        colours, margins = [], []
-        for c in found:
-            name, margin = self.colour_of(top_colour(log_ratio, c.x, c.y))
-            colours.append(name)
-            margins.append(margin)
+        colours, margins = self.colours_of([top_colour(log_ratio, c.x, c.y) for c in found])
         n = len(found)
         # each cube's own: as if it lay alone, with nothing left out near it
         cube_conf = [
@@ -238,15 +237,28 @@ class Counter:
             tuple(features),
         )
 
-    def colour_of(self, top: np.ndarray) -> tuple[str | None, float]:
-        """The nearest calibrated colour (None if none is near) and how much nearer it is
-        than the next (log2 units)."""
-        d = sorted(
-            (min(colour_distance(top, ref) for ref in refs), name)
-            for name, refs in self.tops.items()
+    def colours_of(self, tops: list[np.ndarray]) -> tuple[list[str | None], list[float]]:
+        """Per top, the nearest calibrated colour (None if none is near) and how much nearer
+        it is than the next (log2 units)."""
+        if not tops:
+            return [], []
+        # distance of each top to each colour: to the nearest of its clicked tops
+        d = np.stack(
+            [
+                colour_distance(np.float64(tops)[:, None], refs[None]).min(axis=1)
+                for refs in self.tops.values()
+            ],
+            axis=1,
         )
-        margin = d[1][0] - d[0][0] if len(d) > 1 else d[0][0]
-        return (d[0][1] if d[0][0] <= UNKNOWN_DOUBLINGS else None), margin
+        order = np.argsort(d, axis=1)
+        rows = np.arange(len(d))
+        nearest = d[rows, order[:, 0]]
+        margins = d[rows, order[:, 1]] - nearest if d.shape[1] > 1 else nearest
+        names = [
+            self.names[k] if near <= UNKNOWN_DOUBLINGS else None
+            for k, near in zip(order[:, 0], nearest, strict=True)
+        ]
+        return names, [float(m) for m in margins]
 
     @staticmethod
     def features(ps: list[float], left_out: float, margins: list[float], n: int) -> list[float]:
@@ -279,8 +291,7 @@ class Counter:
         h, w = floor.shape[:2]
         px = floor.reshape(-1, 3)
         # Distance to the nearest line {colour + s(1,1,1)}: a known colour lit more or less.
-        known = np.float32([np.zeros(3)] + [np.median(t, axis=0) for t in self.tops.values()])
-        off = px[:, None, :] - known[None]
+        off = px[:, None, :] - self._known[None]
         off -= off.mean(axis=2, keepdims=True)
         far = np.sqrt((off**2).sum(axis=2)).min(axis=1)
         mask = (far > UNEXPLAINED_DOUBLINGS).reshape(h, w).astype(np.uint8)
