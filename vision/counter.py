@@ -141,7 +141,7 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def colour_distance(a: np.ndarray, b: np.ndarray):
+def colour_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance of two log2 colours: their difference in hue and saturation (what is left
     when the mean of the three channels is taken out), and the difference in that mean
     (lightness) weighed by LIGHTNESS_PER_DOUBLING. Given rows of colours (...x3), the
@@ -242,18 +242,15 @@ class Counter:
         it is than the next (log2 units)."""
         if not tops:
             return [], []
+        rows = np.float64(tops)[:, None]
         # distance of each top to each colour: to the nearest of its clicked tops
         d = np.stack(
-            [
-                colour_distance(np.float64(tops)[:, None], refs[None]).min(axis=1)
-                for refs in self.tops.values()
-            ],
-            axis=1,
+            [colour_distance(rows, refs[None]).min(axis=1) for refs in self.tops.values()], axis=1
         )
         order = np.argsort(d, axis=1)
-        rows = np.arange(len(d))
-        nearest = d[rows, order[:, 0]]
-        margins = d[rows, order[:, 1]] - nearest if d.shape[1] > 1 else nearest
+        each = np.arange(len(d))
+        nearest = d[each, order[:, 0]]
+        margins = d[each, order[:, 1]] - nearest if d.shape[1] > 1 else nearest
         names = [
             self.names[k] if near <= UNKNOWN_DOUBLINGS else None
             for k, near in zip(order[:, 0], nearest, strict=True)
