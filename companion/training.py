@@ -9,9 +9,9 @@
 2. The centre net (PyTorch) learns a heatmap of those points on random crops, drawn equally
    from each folder given, under changes no scene source should matter for: light level and
    colour, a gradient across the tray, contrast, blur, noise, the cube size off by up to 15%,
-   rotation and mirroring; and with things that are no cube laid over some crops (a flat
-   shape of any colour, wider than two cubes: a card, a hand). The loss is CenterNet's focal
-   loss (Zhou et al., 2019).
+   rotation and mirroring; with things that are no cube laid over some crops (a flat shape of
+   any colour, wider than two cubes: a card, a hand) and with cast shadows (less light, soft
+   edges) over others. The loss is CenterNet's focal loss (Zhou et al., 2019).
 3. Exported to ONNX, and checked to give PyTorch's answers through OpenCV's dnn.
 4. The peak odds: on the scenes of other folders (set-ups the net never saw, each folder
    weighing the same), which share of the net's peaks at each score lay on a cube; an isotonic
@@ -61,6 +61,11 @@ CUBE_CROPS = 0.7  # share of the other crops centred on some cube
 # extent in cube edges (a hand is 3-6 cubes wide, a card 6 by 9).
 NOT_CUBE_CROPS = 0.25
 NOT_CUBE_EDGES = (2.5, 9.0)
+# Share of crops with a cast shadow laid over them, how much light it takes away (doublings)
+# and its penumbra's width (a Gaussian's sigma, in top edges).
+SHADOW_CROPS = 0.3
+SHADOW_DOUBLINGS = (0.3, 2.0)
+PENUMBRA_TOPS = (0.03, 0.25)
 # Peaks scored this low are left out of the odds' fit: (nearly) every place is such a peak.
 ODDS_FROM = 0.01
 # While the odds are fitted, calibration takes a click wherever the net has a peak where the
@@ -192,6 +197,8 @@ def crop(example: Example, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
     points = points - [x0, y0]
     if rng.random() < NOT_CUBE_CROPS:
         x, points = not_a_cube(x, points, rng)
+    if rng.random() < SHADOW_CROPS:
+        x = cast_shadow(x, points, rng)
     # light: contrast, a colour cast, a gradient across the crop, blur, sensor noise
     x = x * rng.uniform(0.8, 1.2) + rng.normal(0, 0.08, 3).astype(np.float32)
     gy, gx = np.mgrid[0:CROP, 0:CROP].astype(np.float32) / CROP - 0.5
@@ -230,6 +237,33 @@ def not_a_cube(x: np.ndarray, points: np.ndarray, rng: np.random.Generator):
         for px, py in points
     ]
     return x, points[~np.array(inside, bool)].reshape(-1, 2)
+
+
+def cast_shadow(x: np.ndarray, points: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A shadow laid over the crop `x` (log ratio), soft-edged: less light, by the same share
+    in the three channels but for a slight tint (the sky's light fills it). Cast by one of the
+    cubes at `points` (from it, away from the light, its own top left lit) or by something
+    beyond the crop (a wall, the tower, a hand). Every cube stays a cube, shaded or not."""
+    mask = np.zeros(x.shape[:2], np.float32)
+    if len(points) and rng.random() < 0.5:
+        # a cube's: about its width, and as long as its height over the light's tangent
+        foot = points[rng.integers(len(points))]
+        angle = rng.uniform(0, 2 * np.pi)
+        length = rng.uniform(0.5, 3.0) * TOP_PX
+        middle = foot + (length / 2) * np.array([np.cos(angle), np.sin(angle)])
+        size = (length + TOP_PX, rng.uniform(1.0, 1.4) * TOP_PX)
+        box = (tuple(float(v) for v in middle), size, float(np.degrees(angle)))
+        cv2.fillConvexPoly(mask, np.int32(np.round(cv2.boxPoints(box) * 16)), 1.0, cv2.LINE_AA, 4)
+        # (its top, of any turn, lies within the circle through its corners)
+        centre = tuple(int(round(v)) for v in foot)
+        cv2.circle(mask, centre, int(round(TOP_PX / math.sqrt(2))), 0.0, -1, cv2.LINE_AA)
+    else:
+        edges = rng.uniform(1.0, 8.0, 2) * TOP_PX
+        box = (tuple(float(v) for v in rng.uniform(0, CROP, 2)), tuple(edges), rng.uniform(0, 180))
+        cv2.fillConvexPoly(mask, np.int32(np.round(cv2.boxPoints(box) * 16)), 1.0, cv2.LINE_AA, 4)
+    mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(*PENUMBRA_TOPS) * TOP_PX)
+    less = rng.uniform(*SHADOW_DOUBLINGS) + rng.normal(0, 0.05, 3)
+    return (x - mask[..., None] * less).astype(np.float32)
 
 
 def centre_net(width: int = 16):

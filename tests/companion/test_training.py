@@ -13,6 +13,7 @@ from companion.training import (
     CROP,
     ODDS_FROM,
     Example,
+    cast_shadow,
     crop,
     fit_confidence,
     fit_peak_odds,
@@ -80,6 +81,25 @@ def test_a_thing_laid_over_a_crop_hides_the_cubes_under_it_only():
         assert cover.max() > 0.99 and cover.min() < 0.5 or cover.min() > 0.99
         under = [cover[int(y), int(x)] > 0.5 for x, y in grid]
         np.testing.assert_array_equal(kept, grid[~np.array(under)])
+
+
+def test_a_cast_shadow_takes_light_away_alike_in_each_channel_and_leaves_its_casters_top_lit():
+    floor = np.random.default_rng(0).normal(0, 0.1, (CROP, CROP, 3)).astype(np.float32)
+    cubes = np.array([[48.0, 48.0]])
+    cast_by_cube = 0
+    for seed in range(40):
+        shaded = cast_shadow(floor, cubes, rng(seed))
+        less = floor - shaded
+        assert less.min() > -1e-5 and less.max() > 0.25  # light only taken away, and some
+        deep = less.mean(axis=2) > 0.2
+        # the three channels darkened alike (bar the sky's slight tint): a shadow has no hue
+        spread = (less.max(axis=2) - less.min(axis=2))[deep]
+        assert (spread < 0.25 * less.mean(axis=2)[deep] + 0.1).all()
+        # shaded right beside the cube, its own top lit: cast by it
+        yy, xx = np.mgrid[0:CROP, 0:CROP]
+        ring = np.abs(np.hypot(xx - 48, yy - 48) - TOP_PX) < 2
+        cast_by_cube += less[48, 48].max() < 1e-3 and less.mean(axis=2)[ring].max() > 0.2
+    assert 10 <= cast_by_cube <= 30  # about half cast by the cube
 
 
 def rng(seed):

@@ -14,9 +14,9 @@ from vision.canonical import TOP_PX
 from vision.counter import SURE
 from vision.errors import VisionError
 
-# A peak the net scores under half beside a cube (its side, its shadow) is counted: on the
-# confidence split peaks so scored were cubes 60-80% of the time, mostly half-hidden ones
-# (vision/models/peaks.json). The count is not called sure. Issue 42.
+# A weak peak a cube's edge or two beside a cube (its side, its shadow) is counted: on the
+# tuning set-ups peaks so scored were cubes more often than not, mostly half-hidden ones
+# (vision/models/peaks.json). The count is not called sure, and the place is shown. Issue 42.
 HALF_ODDS_PEAK = pytest.mark.xfail(
     strict=True, reason="a side or shadow scored like a half-hidden cube"
 )
@@ -66,7 +66,7 @@ def test_cubes_alone_do_not_obstruct(seed, kind):
     [
         3,
         7,
-        pytest.param(12, marks=HALF_ODDS_PEAK),
+        12,
         19,
         23,
     ],
@@ -127,7 +127,7 @@ def test_sure_means_no_places_to_check(seed, kind):
         assert np.allclose(square.mean(axis=0), middle, atol=0.06)
 
 
-@pytest.mark.parametrize("seed", [12, 13])
+@pytest.mark.parametrize("seed", [pytest.param(12, marks=HALF_ODDS_PEAK), 13])
 def test_light_drifted_after_calibration(seed):
     setup, counter = counter_for(seed)
     rng = np.random.default_rng(seed + 77)
@@ -158,6 +158,7 @@ def test_a_colour_not_calibrated_is_unknown_not_forced():
     assert not counter.count(s.image).sure
 
 
+@HALF_ODDS_PEAK
 def test_cast_shadows_are_not_cubes_and_black_cubes_are_counted():
     # a light floor with a low lamp: long shadows next to every cube
     setup, counter = counter_for(13)

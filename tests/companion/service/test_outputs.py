@@ -177,11 +177,6 @@ def _service_on_simulated_tray(tmp_path, settings=None):
     return tray, store, TableService(config, store, tray, profile=profile)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the present counter is not sure of this drop's count (its confidence stays under "
-    "vision.counter.SURE), so auto-confirm rightly waits for a press; issue 42",
-)
 def test_camera_loop_counts_a_simulated_drop_and_auto_confirms(tmp_path):
     """In-process: the camera thread on a (non-realtime) simulated tray, the real settle detector
     and counter; with game.auto_confirm a clear count is applied without a press."""
