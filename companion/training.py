@@ -244,7 +244,7 @@ def cast_shadow(x: np.ndarray, points: np.ndarray, rng: np.random.Generator) -> 
     in the three channels but for a slight tint (the sky's light fills it). Cast by one of the
     cubes at `points` (from it, away from the light, its own top left lit) or by something
     beyond the crop (a wall, the tower, a hand). Every cube stays a cube, shaded or not."""
-    mask = np.zeros(x.shape[:2], np.float32)
+    foot = None
     if len(points) and rng.random() < 0.5:
         # a cube's: about its width, and as long as its height over the light's tangent
         foot = points[rng.integers(len(points))]
@@ -253,14 +253,15 @@ def cast_shadow(x: np.ndarray, points: np.ndarray, rng: np.random.Generator) -> 
         middle = foot + (length / 2) * np.array([np.cos(angle), np.sin(angle)])
         size = (length + TOP_PX, rng.uniform(1.0, 1.4) * TOP_PX)
         box = (tuple(float(v) for v in middle), size, float(np.degrees(angle)))
-        cv2.fillConvexPoly(mask, np.int32(np.round(cv2.boxPoints(box) * 16)), 1.0, cv2.LINE_AA, 4)
-        # (its top, of any turn, lies within the circle through its corners)
-        centre = tuple(int(round(v)) for v in foot)
-        cv2.circle(mask, centre, int(round(TOP_PX / math.sqrt(2))), 0.0, -1, cv2.LINE_AA)
     else:
         edges = rng.uniform(1.0, 8.0, 2) * TOP_PX
         box = (tuple(float(v) for v in rng.uniform(0, CROP, 2)), tuple(edges), rng.uniform(0, 180))
-        cv2.fillConvexPoly(mask, np.int32(np.round(cv2.boxPoints(box) * 16)), 1.0, cv2.LINE_AA, 4)
+    mask = np.zeros(x.shape[:2], np.float32)
+    cv2.fillConvexPoly(mask, np.int32(np.round(cv2.boxPoints(box) * 16)), 1.0, cv2.LINE_AA, 4)
+    if foot is not None:
+        # (its top, of any turn, lies within the circle through its corners)
+        centre = tuple(int(round(v)) for v in foot)
+        cv2.circle(mask, centre, int(round(TOP_PX / math.sqrt(2))), 0.0, -1, cv2.LINE_AA)
     mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(*PENUMBRA_TOPS) * TOP_PX)
     less = rng.uniform(*SHADOW_DOUBLINGS) + rng.normal(0, 0.05, 3)
     return (x - mask[..., None] * less).astype(np.float32)
