@@ -317,8 +317,12 @@ def train_centres(sets: list[list[Example]], steps: int, seed: int = 0, say=prin
     import torch
 
     rng = np.random.default_rng(seed)
-    # the cores this process may use (taskset, a container's limit): PyTorch may default to one
-    torch.set_num_threads(len(os.sched_getaffinity(0)))
+    # the cores this process may use (taskset, a container's limit; where the system cannot
+    # say, as on macOS, all of them): PyTorch may default to one
+    if hasattr(os, "sched_getaffinity"):
+        torch.set_num_threads(len(os.sched_getaffinity(0)))
+    else:
+        torch.set_num_threads(os.cpu_count() or 1)
     net = centre_net()
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 4e-3, total_steps=steps, pct_start=0.15)

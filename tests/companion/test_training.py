@@ -86,6 +86,8 @@ def test_a_thing_laid_over_a_crop_hides_the_cubes_under_it_only():
 def test_a_cast_shadow_takes_light_away_alike_in_each_channel_and_leaves_its_casters_top_lit():
     floor = np.random.default_rng(0).normal(0, 0.1, (CROP, CROP, 3)).astype(np.float32)
     cubes = np.array([[48.0, 48.0]])
+    yy, xx = np.mgrid[0:CROP, 0:CROP]
+    ring = np.abs(np.hypot(xx - 48, yy - 48) - TOP_PX) < 2  # right beside the cube
     cast_by_cube = 0
     for seed in range(40):
         shaded = cast_shadow(floor, cubes, rng(seed))
@@ -96,8 +98,6 @@ def test_a_cast_shadow_takes_light_away_alike_in_each_channel_and_leaves_its_cas
         spread = (less.max(axis=2) - less.min(axis=2))[deep]
         assert (spread < 0.25 * less.mean(axis=2)[deep] + 0.1).all()
         # shaded right beside the cube, its own top lit: cast by it
-        yy, xx = np.mgrid[0:CROP, 0:CROP]
-        ring = np.abs(np.hypot(xx - 48, yy - 48) - TOP_PX) < 2
         cast_by_cube += less[48, 48].max() < 1e-3 and less.mean(axis=2)[ring].max() > 0.2
     assert 10 <= cast_by_cube <= 30  # about half cast by the cube
 
