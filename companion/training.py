@@ -12,7 +12,7 @@
    rotation and mirroring; with things that are no cube laid over some crops (a flat shape of
    any colour, wider than two cubes: a card, a hand) and with cast shadows (less light, soft
    edges) over others. The loss is CenterNet's focal loss (Zhou et al., 2019).
-3. Exported to ONNX, and checked to give PyTorch's answers through OpenCV's dnn.
+3. Exported to ONNX, and checked to give PyTorch's answers through onnxruntime.
 4. The peak odds: on the scenes of other folders (set-ups the net never saw, each folder
    weighing the same), which share of the net's peaks at each score lay on a cube; an isotonic
    regression (scikit-learn) makes that a rising curve (vision/models/peaks.json), one for
@@ -346,7 +346,7 @@ def train_centres(sets: list[list[Example]], steps: int, seed: int = 0, say=prin
 
 
 def export_onnx(net, path: pathlib.Path) -> None:
-    """Write the net as ONNX and check OpenCV's dnn gives PyTorch's answers on a test view."""
+    """Write the net as ONNX and check onnxruntime gives PyTorch's answers on a test view."""
     import torch
 
     probe = torch.randn(1, 3, 64, 96)
@@ -364,7 +364,7 @@ def export_onnx(net, path: pathlib.Path) -> None:
         want = torch.sigmoid(net(probe)).numpy()[0, 0]
     got = CentreNet(path, RAW_SCORE).scores(probe.numpy()[0].transpose(1, 2, 0))
     if float(np.abs(got - want).max()) > 1e-3:
-        raise CompanionError(f"{path}: OpenCV's dnn does not give PyTorch's answers")
+        raise CompanionError(f"{path}: onnxruntime does not give PyTorch's answers")
 
 
 def peak_rows(folder: pathlib.Path, raw: CentreNet, any_peak: CentreNet, say=print):

@@ -52,6 +52,12 @@ case $prefix$data in
     *[[:space:]]*) die "--prefix and --data must not contain spaces" ;;
 esac
 [[ $prefix == /* && $data == /* ]] || die "--prefix and --data must be absolute paths"
+# onnxruntime, which runs the counter's net, publishes wheels for 64-bit systems only
+machine=$(uname -m)
+case $machine in
+    aarch64|x86_64) ;;
+    *) die "needs 64-bit Raspberry Pi OS: onnxruntime, which runs the counter, has no build for $machine" ;;
+esac
 [ -f "$source_dir/pyproject.toml" ] || die "$source_dir is not the Tower Companion source (no pyproject.toml)"
 config=$data/config.toml
 unit=$(sed -e "s|@USER@|$user|g" -e "s|@PREFIX@|$prefix|g" -e "s|@DATA@|$data|g" \

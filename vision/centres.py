@@ -1,12 +1,12 @@
 """Where the cubes are: a small convolutional net, trained on both scene sources, marks the
 centre of every cube's top face in the canonical view; it does not know about colour.
 
-The net is an ONNX file run by OpenCV's dnn module (no other runtime on the Pi); it is
-trained by `companion train` (the `train` extra: PyTorch). Its output is a score, not a
-probability: the focal loss it learns from keeps a half-hidden cube's score low. So beside each
-net lies what its peaks' scores meant on set-ups it never saw (`peaks.json`, PeakOdds): one
-curve for peaks over the floor and one for peaks over the band of wall round it, where a cube
-against a wall shows its top but far fewer peaks are cubes.
+The net is an ONNX file run by onnxruntime on one core (the Pi needs nothing of the
+training); it is trained by `companion train` (the `train` extra: PyTorch). Its output is a
+score, not a probability: the focal loss it learns from keeps a half-hidden cube's score low.
+So beside each net lies what its peaks' scores meant on set-ups it never saw (`peaks.json`,
+PeakOdds): one curve for peaks over the floor and one for peaks over the band of wall round
+it, where a cube against a wall shows its top but far fewer peaks are cubes.
 """
 
 from __future__ import annotations
@@ -17,6 +17,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnxruntime
+from onnxruntime.capi.onnxruntime_pybind11_state import (
+    Fail,
+    InvalidGraph,
+    InvalidProtobuf,
+    NoSuchFile,
+)
 
 from vision.errors import VisionError
 
@@ -90,10 +97,17 @@ class CentreNet:
     ):
         """The net in the ONNX file `path` and its odds over the floor and over the wall
         (by default the peaks.json beside it; given `odds` alone, they hold for both)."""
+        # One core: the same ms per frame wherever it runs, and the service's other work
+        # (camera, settle watch, web page) keeps the rest of the Pi's.
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
         try:
-            self.net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as e:
+            self.session = onnxruntime.InferenceSession(
+                str(path), options, providers=["CPUExecutionProvider"]
+            )
+        except (Fail, InvalidGraph, InvalidProtobuf, NoSuchFile) as e:
             raise VisionError(f"cannot load the centre model {path}: {e}") from None
+        self.input = self.session.get_inputs()[0].name
         if odds is None:
             odds = PeakOdds.load(Path(path).with_name(PEAK_ODDS), FLOOR)
             wall_odds = wall_odds or PeakOdds.load(Path(path).with_name(PEAK_ODDS), WALL)
@@ -102,8 +116,8 @@ class CentreNet:
 
     def scores(self, log_ratio: np.ndarray) -> np.ndarray:
         """HxW/2 scores (0..1) from the view's log ratio (HxWx3, H and W multiples of 8)."""
-        self.net.setInput(np.ascontiguousarray(log_ratio.transpose(2, 0, 1)[None]))
-        logits = self.net.forward()[0, 0]
+        view = np.ascontiguousarray(log_ratio.transpose(2, 0, 1)[None], np.float32)
+        logits = self.session.run(None, {self.input: view})[0][0, 0]
         return 1.0 / (1.0 + np.exp(-logits))
 
     def centres(
@@ -124,22 +138,23 @@ class CentreNet:
             wall = ((xs < x0) | (xs > x1))[None, :] | ((ys < y0) | (ys > y1))[:, None]
             p = np.where(wall, self.wall_odds(score), p)
         peaks = (score >= cv2.dilate(score, np.ones((3, 3), np.uint8))) & (p > least)
-        out = []
-        for i, j in zip(*np.nonzero(peaks), strict=True):
-            # sub-cell position: the score-weighted mean of the 3x3 round the peak
-            y0, x0 = max(i - 1, 0), max(j - 1, 0)
-            y1, x1 = min(i + 2, p.shape[0]), min(j + 2, p.shape[1])
-            w = score[y0:y1, x0:x1]
-            yy, xx = np.mgrid[y0:y1, x0:x1]
-            cy, cx = (w * yy).sum() / w.sum(), (w * xx).sum() / w.sum()
-            s = OUTPUT_STRIDE
-            out.append(
-                Centre(
-                    float(cx * s + (s - 1) / 2),
-                    float(cy * s + (s - 1) / 2),
-                    float(p[i, j]),
-                    float(score[i, j]),
-                    bool(wall[i, j]),
-                )
+        ii, jj = np.nonzero(peaks)
+        # sub-cell position: the score-weighted mean of the 3x3 round each peak (cells beyond
+        # the map weigh nothing)
+        around = np.lib.stride_tricks.sliding_window_view(np.pad(score, 1), (3, 3))[ii, jj]
+        weight = around.sum(axis=(1, 2))
+        step = np.arange(-1.0, 2.0)
+        cy = ii + around.sum(axis=2) @ step / weight
+        cx = jj + around.sum(axis=1) @ step / weight
+        s = OUTPUT_STRIDE
+        out = [
+            Centre(
+                float(x * s + (s - 1) / 2),
+                float(y * s + (s - 1) / 2),
+                float(p[i, j]),
+                float(score[i, j]),
+                bool(wall[i, j]),
             )
+            for i, j, y, x in zip(ii, jj, cy, cx, strict=True)
+        ]
         return out, p

@@ -109,6 +109,18 @@ def test_bad_options(args, message):
     assert result.stderr.strip() == f"install-pi.sh: error: {message}" or message in result.stderr
 
 
+def test_a_32_bit_system_is_refused_before_anything_is_done(tmp_path):
+    # (a `uname` first on PATH that says what 32-bit Raspberry Pi OS says)
+    (tmp_path / "uname").write_text("#!/bin/sh\necho armv7l\n")
+    (tmp_path / "uname").chmod(0o755)
+    result = install(
+        "--user", "tower", "--dry-run", env={"PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    )
+    assert result.returncode == 2
+    assert "needs 64-bit Raspberry Pi OS" in result.stderr and "armv7l" in result.stderr
+    assert result.stdout == ""
+
+
 def test_help():
     result = install("--help")
     assert result.returncode == 0 and "--dry-run prints what would be done" in result.stdout
