@@ -183,7 +183,8 @@ def bench_folder(path, out, models: Models | None = None) -> None:
         f"calibrations refused: {refused}",
         [len(setups), scenes, refused],
     )
-    out(None, f"  {'kind':<13} {'exact':>7} {'sure and wrong':>15} {'scenes':>7}", None)
+    if scenes:
+        out(None, f"  {'kind':<13} {'exact':>7} {'sure and wrong':>15} {'scenes':>7}", None)
     for kind in sorted(rows, key=lambda k: k == "all"):  # grey-floor rows before "all"
         vals = rows[kind]
         if not vals:
@@ -197,20 +198,23 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             {"exact": round(ok, 4), "sure_and_wrong": round(wrong, 4), "scenes": len(vals)},
         )
     seen = sum(sum(cubes[name].values()) for _, name, _ in IN_VIEW)
-    for _, name, said in IN_VIEW:
-        n = sum(cubes[name].values())
-        share = {k: round(v / n, 4) if n else None for k, v in cubes[name].items()}
+    if seen:  # (a folder of drop videos alone has no cubes to follow)
+        for _, name, said in IN_VIEW:
+            n = sum(cubes[name].values())
+            share = {k: round(v / n, 4) if n else None for k, v in cubes[name].items()}
+            out(
+                f"{source}_cubes_{name}_in_view",
+                f"  cubes with {said} in view: {n}: "
+                + ", ".join(
+                    f"{100 * v:.1f}% {OUTCOMES[k]}" for k, v in share.items() if v is not None
+                ),
+                {"cubes": n} | share,
+            )
         out(
-            f"{source}_cubes_{name}_in_view",
-            f"  cubes with {said} in view: {n}: "
-            + ", ".join(f"{100 * v:.1f}% {OUTCOMES[k]}" for k, v in share.items() if v is not None),
-            {"cubes": n} | share,
+            f"{source}_cubes_extra",
+            f"  cubes counted where none lay: {cubes['extra']} (to {seen} cubes in view)",
+            {"extra": cubes["extra"], "cubes": seen},
         )
-    out(
-        f"{source}_cubes_extra",
-        f"  cubes counted where none lay: {cubes['extra']} (to {seen} cubes in view)",
-        {"extra": cubes["extra"], "cubes": seen},
-    )
     if ours:
         med, base = statistics.median(ours), statistics.median(floor)
         out(

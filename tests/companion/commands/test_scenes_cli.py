@@ -2,6 +2,7 @@
 on built folders (`companion bench vision --scene-dir`)."""
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -185,6 +186,24 @@ def test_the_benchmark_reports_per_source_and_kind(built, capsys):
             if cubes:
                 assert row["found"] + row["wrong_colour"] + row["missed"] == pytest.approx(1)
         assert figures[f"{source}_cubes_extra"]["cubes"] == sum(map(len, bands.values()))
+
+
+@pytest.mark.slow
+def test_a_folder_of_drop_videos_alone_gets_its_video_figures_and_no_cube_rows(
+    built, tmp_path, capsys
+):
+    # (as `companion scenes build --scenes 0` writes it: a set-up's calibration and videos)
+    only = tmp_path / "videos" / "setup-000040"
+    shutil.copytree(built / "setup-000040", only)
+    truth = json.loads((only / "truth.json").read_text())
+    (only / "truth.json").write_text(json.dumps(truth | {"scenes": []}))
+    assert main(["bench", "vision", "--scene-dir", str(only.parent), "--json"]) == 0
+    figures = {
+        f["figure"]: f["value"] for f in map(json.loads, capsys.readouterr().out.splitlines())
+    }
+    assert figures["generated_setups"] == [1, 0, 0]
+    assert figures["generated_videos"]["required"] == 1
+    assert not [name for name in figures if "cubes" in name or name.endswith("_all")]
 
 
 def test_the_benchmark_follows_each_cube_in_view():
