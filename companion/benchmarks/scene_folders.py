@@ -149,7 +149,8 @@ def bench_folder(path, out, models: Models | None = None) -> None:
     setups = read_folder(path)
     models = models or Models.load()
     source = ",".join(sorted({s.source for s in setups}))
-    rows: dict[str, list[tuple[bool, bool]]] = {k: [] for k in KINDS + ("big", "all")}
+    # per scene: (exact, called sure, called sure and wrong)
+    rows: dict[str, list[tuple[bool, bool, bool]]] = {k: [] for k in KINDS + ("big", "all")}
     ours, floor, refused = [], [], 0
     cv2.setNumThreads(1)  # ms per frame on one core, as the generated run measures them
     videos = {"required": 0, "once_right": 0, "while_moving": 0, "wrong": 0, "delays": []}
@@ -162,7 +163,7 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             refused += 1
             for scene in setup.truth["scenes"]:
                 for kind in categories(scene, setup) + ["all"]:
-                    rows.setdefault(kind, []).append((False, False))
+                    rows.setdefault(kind, []).append((False, False, False))
             continue
         for scene in setup.truth["scenes"]:
             image = setup.image(scene["file"])
@@ -173,7 +174,7 @@ def bench_folder(path, out, models: Models | None = None) -> None:
             ok = exact(result.counts, scene["visible_counts"], result.unknown)
             tally_cubes(counter, result, scene, cubes)
             for kind in categories(scene, setup) + ["all"]:
-                rows.setdefault(kind, []).append((ok, result.sure and not ok))
+                rows.setdefault(kind, []).append((ok, result.sure, result.sure and not ok))
         for video in setup.truth["videos"]:
             _watch(setup, profile, models, video, videos)
     scenes = len(rows["all"])
@@ -184,18 +185,28 @@ def bench_folder(path, out, models: Models | None = None) -> None:
         [len(setups), scenes, refused],
     )
     if scenes:
-        out(None, f"  {'kind':<13} {'exact':>7} {'sure and wrong':>15} {'scenes':>7}", None)
+        # (called sure: the share of scenes the table need not check)
+        out(
+            None,
+            f"  {'kind':<13} {'exact':>7} {'called sure':>12} {'sure and wrong':>15} {'scenes':>7}",
+            None,
+        )
     for kind in sorted(rows, key=lambda k: k == "all"):  # grey-floor rows before "all"
         vals = rows[kind]
         if not vals:
             continue
-        ok = float(np.mean([v[0] for v in vals]))
-        wrong = float(np.mean([v[1] for v in vals]))
+        ok, sure, wrong = (float(v) for v in np.mean(vals, axis=0))
         name = "8+ of one" if kind == "big" else kind
         out(
             f"{source}_{kind.replace(' ', '_')}",
-            f"  {name:<13} {100 * ok:6.1f}% {100 * wrong:14.1f}% {len(vals):7d}",
-            {"exact": round(ok, 4), "sure_and_wrong": round(wrong, 4), "scenes": len(vals)},
+            f"  {name:<13} {100 * ok:6.1f}% {100 * sure:11.1f}% {100 * wrong:14.1f}% "
+            f"{len(vals):7d}",
+            {
+                "exact": round(ok, 4),
+                "sure": round(sure, 4),
+                "sure_and_wrong": round(wrong, 4),
+                "scenes": len(vals),
+            },
         )
     seen = sum(sum(cubes[name].values()) for _, name, _ in IN_VIEW)
     if seen:  # (a folder of drop videos alone has no cubes to follow)

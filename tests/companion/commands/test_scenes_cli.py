@@ -168,6 +168,8 @@ def test_the_benchmark_reports_per_source_and_kind(built, capsys):
     for source in ("realistic", "generated"):
         assert figures[f"{source}_all"]["scenes"] == figures[f"{source}_setups"][1]
         assert 0 <= figures[f"{source}_all"]["exact"] <= 1
+        # a count called sure and wrong is one of those called sure
+        assert 0 <= figures[f"{source}_all"]["sure_and_wrong"] <= figures[f"{source}_all"]["sure"]
         assert figures[f"{source}_ms"]["floor_ms"] > 0
     assert figures["realistic_big"]["scenes"] >= 2  # the battle trays have 8 or more of a colour
     assert figures["generated_videos"]["required"] == 2
