@@ -172,7 +172,9 @@ class Counter:
         # each colour's calibrated tops: Kx3 log ratios (one row per clicked cube)
         self.tops = {name: np.asarray(v, np.float32).reshape(-1, 3) for name, v in tops.items()}
         # the floor's colour and each colour's middle top: what a pixel of the floor may be
-        self._known = np.float32([np.zeros(3)] + [np.median(t, axis=0) for t in self.tops.values()])
+        known = np.float32([np.zeros(3)] + [np.median(t, axis=0) for t in self.tops.values()])
+        # ... lit more or less: only its chroma (the log colour less its mean) is kept
+        self._known = known - known.mean(axis=1, keepdims=True)
         self.frame_size = tuple(frame_size)
         self.net = net or CentreNet()
         self.confidence = confidence or Confidence.load()
@@ -287,10 +289,15 @@ class Counter:
         floor = cv2.resize(log_ratio[y0:y1, x0:x1], None, fx=q, fy=q, interpolation=cv2.INTER_AREA)
         h, w = floor.shape[:2]
         px = floor.reshape(-1, 3)
-        # Distance to the nearest line {colour + s(1,1,1)}: a known colour lit more or less.
-        off = px[:, None, :] - self._known[None]
-        off -= off.mean(axis=2, keepdims=True)
-        far = np.sqrt((off**2).sum(axis=2)).min(axis=1)
+        # Distance to the nearest line {colour + s(1,1,1)}, a known colour lit more or less: the
+        # distance of the chromas, as |a|^2 + |b|^2 - 2ab (one matrix product, not a 3-D array)
+        chroma = px - px.mean(axis=1, keepdims=True)
+        d2 = (
+            (chroma**2).sum(axis=1)[:, None]
+            + (self._known**2).sum(axis=1)
+            - 2 * chroma @ self._known.T
+        )
+        far = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
         mask = (far > UNEXPLAINED_DOUBLINGS).reshape(h, w).astype(np.uint8)
         # (an obstruction is a patch at least half a top wide, not a line along a wall's foot)
         half_top = max(1, round(TOP_PX * q / 2))
