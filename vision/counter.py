@@ -289,16 +289,15 @@ class Counter:
         floor = cv2.resize(log_ratio[y0:y1, x0:x1], None, fx=q, fy=q, interpolation=cv2.INTER_AREA)
         h, w = floor.shape[:2]
         px = floor.reshape(-1, 3)
-        # Distance to the nearest line {colour + s(1,1,1)}, a known colour lit more or less: the
-        # distance of the chromas, as |a|^2 + |b|^2 - 2ab (one matrix product, not a 3-D array)
+        # Squared distance to the nearest line {colour + s(1,1,1)}, a known colour lit more or
+        # less: that of the chromas, as |a|^2 + |b|^2 - 2ab (one matrix product)
         chroma = px - px.mean(axis=1, keepdims=True)
         d2 = (
             (chroma**2).sum(axis=1)[:, None]
             + (self._known**2).sum(axis=1)
             - 2 * chroma @ self._known.T
         )
-        far = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
-        mask = (far > UNEXPLAINED_DOUBLINGS).reshape(h, w).astype(np.uint8)
+        mask = (d2.min(axis=1) > UNEXPLAINED_DOUBLINGS**2).reshape(h, w).astype(np.uint8)
         # (an obstruction is a patch at least half a top wide, not a line along a wall's foot)
         half_top = max(1, round(TOP_PX * q / 2))
         mask = cv2.morphologyEx(
